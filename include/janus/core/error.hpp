@@ -1,0 +1,97 @@
+#pragma once
+// Errors for untrusted input (tier 3 of docs/ARCHITECTURE.md "Errors in three tiers").
+//
+// Contract: every function that validates input a user controls (shapes, attributes, quantization parameters, file
+// bytes, text) returns `Result<T>` and never aborts. An `Error` names
+//   - `input`:    what was being read ("Add.input[1].shape", "model.onnx", "QuantParams.scale"),
+//   - `position`: where inside it ("axis 2", "byte 1043", "12:7"); may be empty when the input is a single value,
+//   - `rule`:     the short name of the rule that was broken ("broadcast-compatible", "scale-positive"),
+//   - `detail`:   a sentence a user can act on.
+// Misuse of templates is a static_assert (tier 1); broken internal invariants are JANUS_ASSERT (tier 2).
+#include <cassert>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace janus {
+
+struct Error {
+    std::string input;
+    std::string position;
+    std::string rule;
+    std::string detail;
+
+    /// "input:position: error: detail [rule]" (position omitted when empty). Stable text: golden tests pin it.
+    std::string message() const {
+        std::string m = input;
+        if (!position.empty()) m += ":" + position;
+        m += ": error: " + detail + " [" + rule + "]";
+        return m;
+    }
+    friend bool operator==(const Error&, const Error&) = default;
+};
+
+inline Error make_error(std::string input, std::string position, std::string rule, std::string detail) {
+    return Error{std::move(input), std::move(position), std::move(rule), std::move(detail)};
+}
+
+/// A value or an Error. Deliberately small (std::expected is C++23).
+template <class T>
+class [[nodiscard]] Result {
+    static_assert(!std::is_same_v<T, Error>, "Result<Error> is ambiguous: return Error directly or use Status");
+
+public:
+    Result(T v) : v_(std::in_place_index<0>, std::move(v)) {}  // NOLINT: implicit by design
+    Result(Error e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT: implicit by design
+
+    bool ok() const noexcept { return v_.index() == 0; }
+    explicit operator bool() const noexcept { return ok(); }
+
+    T& value() & { return checked(), std::get<0>(v_); }
+    const T& value() const& { return checked(), std::get<0>(v_); }
+    T&& value() && { return checked(), std::get<0>(std::move(v_)); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+
+    const Error& error() const {
+        assert(!ok() && "Result::error() called on a value");
+        return std::get<1>(v_);
+    }
+
+private:
+    void checked() const {
+        // Accessing the value of an error is a programming bug, not an input error: fail loudly in every build mode.
+        if (!ok()) throw std::get<1>(v_);
+    }
+    std::variant<T, Error> v_;
+};
+
+struct Ok {
+    friend bool operator==(Ok, Ok) = default;
+};
+/// Success or an Error.
+using Status = Result<Ok>;
+inline Status ok_status() { return Ok{}; }
+
+}  // namespace janus
+
+/// Propagate an error: `JANUS_TRY(auto x, compute());` declares x from the value or returns the error.
+#define JANUS_CONCAT_INNER(a, b) a##b
+#define JANUS_CONCAT(a, b) JANUS_CONCAT_INNER(a, b)
+#define JANUS_TRY(decl, expr) JANUS_TRY_IMPL(JANUS_CONCAT(janus_try_, __LINE__), decl, expr)
+#define JANUS_TRY_IMPL(tmp, decl, expr)          \
+    auto tmp = (expr);                           \
+    if (!tmp.ok()) return tmp.error();           \
+    decl = std::move(tmp).value()
+/// Propagate the error of a Status-returning expression.
+#define JANUS_CHECK(expr)                                            \
+    do {                                                             \
+        auto janus_check_ = (expr);                                  \
+        if (!janus_check_.ok()) return janus_check_.error();         \
+    } while (false)
+
+/// Internal invariant (tier 2). MUST have no side effects: it disappears under NDEBUG (seed D1).
+#define JANUS_ASSERT(cond) assert(cond)

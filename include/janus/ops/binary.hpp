@@ -1,0 +1,129 @@
+#pragma once
+// Binary elementwise operators with numpy broadcasting. Each op is ONE definition: its combine kind (expr::BinOp).
+// Both kernels are derived from that kind:
+//   - float32:   map(bin<kind>(a, b))
+//   - quantized: a rule chosen by the kind (docs/numerics.md "Binary elementwise"):
+//       add, sub  "common scale": both inputs are brought to a shared fixed-point scale with 20 bits of headroom
+//                 (x - zp) << 20, each rescaled by s_x / (2 max(s_a, s_b)), combined, then rescaled by
+//                 2 max(s_a, s_b) / (2^20 s_out) and offset by zp_out (TFLite's scheme);
+//       mul       "product":      (a - zp_a)(b - zp_b) rescaled by s_a s_b / s_out;
+//       min, max  "monotonic":    each input rescaled to the output scale, then combined (rounding is monotonic,
+//                 so min of rounded values = rounded min).
+// Operand order is never changed (x - 0 is x, 0 - x is -x: seed B7); broadcasting gives stride-0 axes (seed B5).
+#include <algorithm>
+#include <span>
+
+#include <janus/layout/broadcast.hpp>
+#include <janus/layout/view.hpp>
+#include <janus/ops/expr.hpp>
+#include <janus/ops/map.hpp>
+#include <janus/ops/op.hpp>
+#include <janus/ops/quant_expr.hpp>
+
+namespace janus::ops {
+
+/// Fixed-point parameters of a quantized binary op, derived once from the three quantizations.
+struct BinaryQuantPlan {
+    std::int32_t zp_a = 0, zp_b = 0, zp_out = 0;
+    numeric::QuantizedMultiplier m_a{}, m_b{}, m_out{};
+    int left_shift = 0;
+};
+
+template <expr::BinOp Kind>
+Result<BinaryQuantPlan> plan_binary_quant(const numeric::QuantParams& a, const numeric::QuantParams& b,
+                                          const numeric::QuantParams& out, const std::string& what) {
+    BinaryQuantPlan p;
+    p.zp_a = a.zero_point();
+    p.zp_b = b.zero_point();
+    p.zp_out = out.zero_point();
+    const double sa = a.scale(), sb = b.scale(), so = out.scale();
+    if constexpr (Kind == expr::BinOp::add || Kind == expr::BinOp::sub) {
+        p.left_shift = 20;  // |x - zp| <= 255, so (x - zp) << 20 < 2^28: headroom for the sum of two such terms
+        const double twice_max = 2.0 * std::max(sa, sb);
+        JANUS_TRY(p.m_a, numeric::quantize_multiplier(sa / twice_max, what + ": input[0] scale ratio"));
+        JANUS_TRY(p.m_b, numeric::quantize_multiplier(sb / twice_max, what + ": input[1] scale ratio"));
+        JANUS_TRY(p.m_out, numeric::quantize_multiplier(twice_max / (static_cast<double>(1 << p.left_shift) * so),
+                                                        what + ": output scale ratio"));
+    } else if constexpr (Kind == expr::BinOp::mul) {
+        JANUS_TRY(p.m_out, numeric::quantize_multiplier(sa * sb / so, what + ": product scale ratio"));
+    } else {
+        JANUS_TRY(p.m_a, numeric::quantize_multiplier(sa / so, what + ": input[0] scale ratio"));
+        JANUS_TRY(p.m_b, numeric::quantize_multiplier(sb / so, what + ": input[1] scale ratio"));
+    }
+    return p;
+}
+
+/// The quantized element expression of a binary op, for storage types Ta (both inputs) and To (output).
+template <expr::BinOp Kind, class R, expr::Element T, expr::Element To>
+auto binary_quant_expr(const BinaryQuantPlan& p) {
+    using namespace expr;
+    const auto a = sub(widen(In<0, T>{}), cst(p.zp_a));
+    const auto b = sub(widen(In<1, T>{}), cst(p.zp_b));
+    if constexpr (Kind == BinOp::add || Kind == BinOp::sub) {
+        const auto ra = rq<R>(shl(a, p.left_shift), p.m_a);
+        const auto rb = rq<R>(shl(b, p.left_shift), p.m_b);
+        return sat<To>(add(rq<R>(Bin<Kind, decltype(ra), decltype(rb)>{{}, ra, rb}, p.m_out), cst(p.zp_out)));
+    } else if constexpr (Kind == BinOp::mul) {
+        return sat<To>(add(rq<R>(mul(a, b), p.m_out), cst(p.zp_out)));
+    } else {
+        const auto ra = rq<R>(a, p.m_a);
+        const auto rb = rq<R>(b, p.m_b);
+        return sat<To>(add(Bin<Kind, decltype(ra), decltype(rb)>{{}, ra, rb}, cst(p.zp_out)));
+    }
+}
+
+/// CRTP base: everything but the op's name and kind.
+template <class Derived, expr::BinOp Kind>
+struct binary_elementwise {
+    static constexpr int min_inputs = 2;
+    static constexpr int max_inputs = 2;
+    static constexpr expr::BinOp kind = Kind;
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    using rounding = numeric::default_rounding;
+
+    static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
+        JANUS_CHECK(check_arity<Derived>(in));
+        JANUS_TRY(bool q, classify_inputs(in, op_what<Derived>()));
+        if (q)
+            for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(in[k], op_what<Derived>(k)));
+        JANUS_TRY(Shape s, broadcast_shapes(in[0].shape, in[1].shape, op_what<Derived>()));
+        return TensorType{in[0].dtype, s, std::nullopt};
+    }
+
+    static Result<Tensor> run(std::span<const Tensor> in, const Attrs&, const TensorType& out, const OpContext& ctx) {
+        JANUS_CHECK(check_arity<Derived>(in));
+        JANUS_TRY(Layout la, broadcast_to(in[0].layout, out.shape, op_what<Derived>(0)));
+        JANUS_TRY(Layout lb, broadcast_to(in[1].layout, out.shape, op_what<Derived>(1)));
+        const Tensor views[2] = {in[0].view(la), in[1].view(lb)};
+        const MapOptions mo{ctx.simd, -1};
+        if (in[0].dtype == DType::f32) {
+            Tensor y = Tensor::zeros(DType::f32, out.shape);
+            const auto e = expr::Bin<Kind, expr::In<0, float>, expr::In<1, float>>{};
+            JANUS_CHECK(run_map(e, std::span<const Tensor>(views), y, mo, op_what<Derived>()));
+            return y;
+        }
+        for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(type_of(in[k]), op_what<Derived>(k)));
+        JANUS_CHECK(require_output_quant(out, op_what<Derived>()));
+        JANUS_TRY(BinaryQuantPlan p, plan_binary_quant<Kind>(*in[0].quant, *in[1].quant, *out.quant, op_what<Derived>()));
+        return visit_quant_dtype(in[0].dtype, [&](auto tin) -> Result<Tensor> {
+            return visit_quant_dtype(out.dtype, [&](auto tout) -> Result<Tensor> {
+                using T = typename decltype(tin)::type;
+                using To = typename decltype(tout)::type;
+                const auto e = binary_quant_expr<Kind, rounding, T, To>(p);
+                JANUS_CHECK(expr::prove_ranges(e, {}, op_what<Derived>()));
+                Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
+                JANUS_CHECK(run_map(e, std::span<const Tensor>(views), y, mo, op_what<Derived>()));
+                return y;
+            });
+        });
+    }
+};
+
+struct Add : binary_elementwise<Add, expr::BinOp::add> { static constexpr fixed_string name = "Add"; };
+struct Sub : binary_elementwise<Sub, expr::BinOp::sub> { static constexpr fixed_string name = "Sub"; };
+struct Mul : binary_elementwise<Mul, expr::BinOp::mul> { static constexpr fixed_string name = "Mul"; };
+struct Min : binary_elementwise<Min, expr::BinOp::min> { static constexpr fixed_string name = "Min"; };
+struct Max : binary_elementwise<Max, expr::BinOp::max> { static constexpr fixed_string name = "Max"; };
+
+}  // namespace janus::ops

@@ -1,0 +1,192 @@
+#pragma once
+// Index structure `reduce`: out[o] = post( combine over i in group(o) of pre(in[i]), starting from init ).
+//
+// Seed A3: the framework is shared, the math is not. A reduction is FOUR separate parts supplied by the op:
+//   - pre:     element expression In<0, InT> -> accumulator lane (int32 or float); e.g. widen(sub(x, zp))
+//   - combine: add, min or max (expr::BinOp), on the accumulator type
+//   - init:    the accumulator's starting value (0 for sums, the type's lowest for max, ...)
+//   - post:    element expression In<0, Acc> -> output element; it is run as a `map` over the accumulator
+//              (e.g. rq(acc, s_in / (s_out * count)) + zp_out for a quantized mean), so the epilogue is written once.
+// Axes: any subset of the input's axes (sorted, unique, validated by the op). `out` has the input's shape with reduced
+// axes either kept as extent 1 (keep_dims) or removed; both are accepted (a removed axis is re-inserted as a unit
+// axis in a view of `out`, seed A2: the removed axes leave the coordinate system, the kernel does not rely on them).
+// Order (seed A1): the input is walked in row-major order. Each output accumulates its elements in that order, so a
+// float sum is deterministic and the scalar and SIMD paths agree bit for bit (SIMD runs across outputs when the
+// innermost axis is kept; when it is reduced, integer rows use SIMD partials (exact: add,
+// min and max are associative on int32 lanes); float rows stay sequential).
+// Empty groups (a reduced extent 0) yield post(init) for every output.
+// The data movement the reduction implies is reported in ReduceStats (elements read per output, strides walked).
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <janus/layout/iterate.hpp>
+#include <janus/ops/expr.hpp>
+#include <janus/ops/map.hpp>
+#include <janus/ops/tensor.hpp>
+
+namespace janus::ops {
+
+struct ReduceOptions {
+    bool simd = true;
+};
+
+/// What a reduction reads: the movement a lowering must implement (seed A1).
+struct ReduceStats {
+    std::int64_t outputs = 0;            ///< number of output elements
+    std::int64_t reads_per_output = 0;   ///< input elements combined into each output
+    Dims reduced_strides;                ///< byte strides of the input along the reduced axes, outer to inner
+    bool inner_axis_reduced = false;     ///< true: a horizontal (within-row) reduction
+};
+
+/// Shape of the output with reduced axes kept as 1.
+inline Shape reduced_shape_keepdims(const Shape& in, const Dims& axes) {
+    Shape s = in;
+    for (auto a : axes) s[static_cast<int>(a)] = 1;
+    return s;
+}
+
+template <expr::BinOp Combine, expr::Expr Pre, expr::Expr Post>
+Result<ReduceStats> run_reduce(const Pre& pre, expr::lane_t<typename Pre::type> init, const Post& post,
+                               const Tensor& in, const Dims& axes, Tensor& out, const ReduceOptions& opt = {},
+                               const std::string& what = "reduce") {
+    static_assert(Combine == expr::BinOp::add || Combine == expr::BinOp::min || Combine == expr::BinOp::max,
+                  "a reduction combines with add, min or max");
+    using Acc = typename Pre::type;
+    static_assert(std::is_same_v<Acc, std::int32_t> || std::is_same_v<Acc, float>,
+                  "pre must produce the accumulator type (int32 or float): wrap it in widen() or to_float()");
+    static_assert(Pre::arity == 1, "pre reads exactly one input: In<0, InT>");
+    using L = expr::lane_t<Acc>;
+    using B = xsimd::batch<L, expr::arch>;
+    const int rank = in.rank();
+
+    std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
+    for (int k = 0; k < axes.size(); ++k) {
+        if (axes[k] < 0 || axes[k] >= rank || (k > 0 && axes[k] <= axes[k - 1]))
+            return make_error(what, "axes " + axes.str(), "axes-sorted-unique-in-range",
+                              "reduction axes must be sorted, unique and in [0, " + std::to_string(rank) + ")");
+        reduced[static_cast<std::size_t>(axes[k])] = true;
+    }
+    const Shape keep = reduced_shape_keepdims(in.shape(), axes);
+
+    // View `out` with the kept-dims shape.
+    Layout out_keep = out.layout;
+    if (out.rank() != rank) {
+        if (out.rank() != rank - axes.size())
+            return make_error(what, "output", "output-rank", "output rank " + std::to_string(out.rank()) +
+                                                                 " is neither keep_dims nor reduced rank");
+        Layout l{keep, Dims::filled(rank, 0), out.layout.offset, out.layout.elem_size};
+        for (int k = 0, j = 0; k < rank; ++k) l.strides[k] = reduced[static_cast<std::size_t>(k)] ? 0 : out.layout.strides[j++];
+        out_keep = l;
+    }
+    if (!(out_keep.shape == keep))
+        return make_error(what, "output", "output-shape",
+                          "output shape " + out.shape().str() + " does not match the reduction of " + in.shape().str());
+
+    // Accumulators, contiguous in kept-dims shape, initialized with init.
+    Tensor acc = Tensor::zeros(dtype_v<Acc>, keep);
+    {
+        L* a = reinterpret_cast<L*>(acc.data());
+        for (std::int64_t k = 0; k < acc.elements(); ++k) a[k] = init;
+    }
+    // acc as seen from input coordinates: stride 0 along reduced axes.
+    Layout acc_in = acc.layout;
+    acc_in.shape = in.shape();
+    for (int k = 0; k < rank; ++k)
+        if (reduced[static_cast<std::size_t>(k)]) acc_in.strides[k] = 0;
+
+    ReduceStats stats;
+    stats.outputs = acc.elements();
+    stats.reads_per_output = stats.outputs == 0 ? 0 : in.elements() / std::max<std::int64_t>(stats.outputs, 1);
+    for (auto a : axes) stats.reduced_strides.push_back(in.layout.strides[static_cast<int>(a)]);
+    stats.inner_axis_reduced = rank > 0 && reduced[static_cast<std::size_t>(rank - 1)];
+
+    auto combine = [](auto x, auto y) {
+        if constexpr (Combine == expr::BinOp::add) return x + y;
+        else if constexpr (Combine == expr::BinOp::min) return xsimd::select(y < x, y, x);
+        else return xsimd::select(y > x, y, x);
+    };
+    auto combine_s = [](L x, L y) -> L {
+        if constexpr (Combine == expr::BinOp::add) {
+            if constexpr (std::is_same_v<L, float>) return x + y;
+            else return expr::detail::wrap_add(x, y);
+        } else if constexpr (Combine == expr::BinOp::min) {
+            return y < x ? y : x;
+        } else {
+            return y > x ? y : x;
+        }
+    };
+
+    const std::int64_t in_inner = rank > 0 ? in.layout.strides[rank - 1] : 0;
+    // Float min/max are not order-free either (+0 vs -0 ties), so only integer rows use SIMD partials.
+    constexpr bool horizontal_simd = !std::is_same_v<L, float>;
+    constexpr L identity = Combine == expr::BinOp::add ? L{0}
+                           : Combine == expr::BinOp::min ? std::numeric_limits<L>::max()
+                                                         : std::numeric_limits<L>::lowest();
+    const DType in_dt = in.dtype;
+
+    // Evaluate pre on `lanes` elements starting at p (input stride s).
+    auto pre_batch = [&](const std::byte* p, std::int64_t s) {
+        expr::BatchArgs b;
+        visit_dtype(in_dt, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            if constexpr (expr::Element<T>) {
+                using LT = expr::lane_t<T>;
+                alignas(64) std::array<LT, expr::lanes> w;
+                for (std::size_t l = 0; l < expr::lanes; ++l)
+                    w[l] = detail::load_lane<T>(p + static_cast<std::int64_t>(l) * s);
+                if constexpr (std::is_same_v<LT, float>) b.f[0] = xsimd::batch<float, expr::arch>::load_aligned(w.data());
+                else b.i[0] = xsimd::batch<std::int32_t, expr::arch>::load_aligned(w.data());
+            }
+        });
+        return pre.eval(b);
+    };
+    auto pre_scalar = [&](const std::byte* p) {
+        expr::ScalarArgs a;
+        visit_dtype(in_dt, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            if constexpr (std::is_same_v<T, float>) a.f[0] = detail::load_lane<float>(p);
+            else if constexpr (expr::is_int_v<T>) a.i[0] = detail::load_lane<T>(p);
+        });
+        return pre.eval(a);
+    };
+
+    const std::int64_t W = static_cast<std::int64_t>(expr::lanes);
+    for_each_row(in.shape(), [&](const Dims& idx, std::int64_t n) {
+        const std::byte* ip = in.data() + in.layout.address(idx);
+        L* ap = reinterpret_cast<L*>(acc.data() + acc_in.address(idx));
+        std::int64_t j = 0;
+        if (stats.inner_axis_reduced || rank == 0) {
+            // Horizontal: all n elements go to one accumulator.
+            L a = *ap;
+            if (opt.simd && horizontal_simd && n >= W) {
+                B part(identity);
+                for (; j + W <= n; j += W) part = combine(part, pre_batch(ip + j * in_inner, in_inner));
+                alignas(64) std::array<L, expr::lanes> lanes_v;
+                part.store_aligned(lanes_v.data());
+                for (auto v : lanes_v) a = combine_s(a, v);
+            }
+            for (; j < n; ++j) a = combine_s(a, pre_scalar(ip + j * in_inner));
+            *ap = a;
+        } else {
+            // Vertical: element j of the row goes to accumulator j (contiguous).
+            if (opt.simd) {
+                for (; j + W <= n; j += W) {
+                    const B cur = B::load_unaligned(ap + j);
+                    combine(cur, pre_batch(ip + j * in_inner, in_inner)).store_unaligned(ap + j);
+                }
+            }
+            for (; j < n; ++j) ap[j] = combine_s(ap[j], pre_scalar(ip + j * in_inner));
+        }
+    });
+
+    Tensor out_view = out.view(out_keep);
+    const Tensor acc_arr[1] = {acc};
+    JANUS_CHECK(run_map(post, std::span<const Tensor>(acc_arr), out_view, MapOptions{opt.simd, -1}, what));
+    return stats;
+}
+
+}  // namespace janus::ops

@@ -1,0 +1,210 @@
+#pragma once
+// Unary elementwise operators. Each op is ONE definition: its float element expression `math(x, attrs)`.
+//   - float32 kernel:   map(math(in0))
+//   - quantized kernel: map(lut(in0, table)), table[q] = quantize_out(math(dequantize_in(q))) (ops/quant_expr.hpp),
+//     so the quantized op equals "dequantize -> float op -> quantize" exactly (per-tensor input quantization; the
+//     output quantization is the caller's, seed A10).
+// NaN handling follows ONNX/numpy: NaN propagates through Abs, Neg, Sign, Relu, Clip, LeakyRelu; the comparisons are
+// written so that a NaN operand selects the NaN (x), never a clamp bound.
+#include <cmath>
+#include <limits>
+#include <span>
+
+#include <janus/ops/expr.hpp>
+#include <janus/ops/map.hpp>
+#include <janus/ops/op.hpp>
+#include <janus/ops/quant_expr.hpp>
+
+namespace janus::ops {
+
+/// CRTP base: everything but the op's name, attributes and `math`.
+template <class Derived>
+struct unary_elementwise {
+    static constexpr int min_inputs = 1;
+    static constexpr int max_inputs = 1;
+
+    template <class Attrs>
+    static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
+        JANUS_CHECK(check_arity<Derived>(in));
+        JANUS_TRY(bool q, classify_inputs(in, op_what<Derived>()));
+        if (q) JANUS_CHECK(require_quantized(in[0], op_what<Derived>(0)));
+        return TensorType{in[0].dtype, in[0].shape, std::nullopt};
+    }
+
+    template <class Attrs>
+    static Result<Tensor> run(std::span<const Tensor> in, const Attrs& attrs, const TensorType& out,
+                              const OpContext& ctx) {
+        JANUS_CHECK(check_arity<Derived>(in));
+        auto f = [&](auto x) { return Derived::math(x, attrs); };
+        const MapOptions mo{ctx.simd, -1};
+        if (in[0].dtype == DType::f32) {
+            Tensor y = Tensor::zeros(DType::f32, in[0].shape());
+            JANUS_CHECK(run_map(f(expr::In<0, float>{}), in, y, mo, op_what<Derived>()));
+            return y;
+        }
+        JANUS_CHECK(require_quantized(type_of(in[0]), op_what<Derived>(0)));
+        JANUS_CHECK(require_output_quant(out, op_what<Derived>()));
+        return visit_quant_dtype(in[0].dtype, [&](auto tin) -> Result<Tensor> {
+            using Tin = typename decltype(tin)::type;
+            return visit_quant_dtype(out.dtype, [&](auto tout) -> Result<Tensor> {
+                using Tout = typename decltype(tout)::type;
+                const auto table = build_table<Tin, Tout>(*in[0].quant, *out.quant, f);
+                Tensor y = Tensor::zeros(out.dtype, in[0].shape(), out.quant);
+                JANUS_CHECK(run_map(expr::lut<Tout>(expr::In<0, Tin>{}, table), in, y, mo, op_what<Derived>()));
+                return y;
+            });
+        });
+    }
+
+    /// The quantized kernel's table for given parameters (exposed for the NPU lowering and tests).
+    template <class Attrs>
+    static std::shared_ptr<const expr::Table256> table(const numeric::QuantParams& in, const numeric::QuantParams& out,
+                                                       const Attrs& attrs) {
+        auto f = [&](auto x) { return Derived::math(x, attrs); };
+        return visit_quant_dtype(in.dtype, [&](auto tin) {
+            return visit_quant_dtype(out.dtype, [&](auto tout) {
+                return build_table<typename decltype(tin)::type, typename decltype(tout)::type>(in, out, f);
+            });
+        });
+    }
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The operators. `math` uses only expr primitives; x is a float expression.
+
+struct Abs : unary_elementwise<Abs> {
+    static constexpr fixed_string name = "Abs";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) { return expr::abs(x); }
+};
+
+struct Neg : unary_elementwise<Neg> {
+    static constexpr fixed_string name = "Neg";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) { return expr::neg(x); }
+};
+
+struct Sign : unary_elementwise<Sign> {
+    static constexpr fixed_string name = "Sign";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) {
+        using namespace expr;
+        // x > 0 -> 1, x < 0 -> -1, otherwise x itself (keeps +0, -0 and NaN, as numpy.sign does)
+        return select(gt(x, cstf(0)), cstf(1), select(lt(x, cstf(0)), cstf(-1), x));
+    }
+};
+
+struct Relu : unary_elementwise<Relu> {
+    static constexpr fixed_string name = "Relu";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) {
+        using namespace expr;
+        return select(lt(x, cstf(0)), cstf(0), x);
+    }
+};
+
+/// Clip (opset 13: min and max are optional constant inputs, folded into attributes). Relu6 is Clip(0, 6).
+struct Clip : unary_elementwise<Clip> {
+    static constexpr fixed_string name = "Clip";
+    struct Attrs {
+        float min = -std::numeric_limits<float>::infinity();
+        float max = std::numeric_limits<float>::infinity();
+    };
+    struct min_le_max_rule {  // NaN bounds are refused; min > max is allowed by ONNX (result: max everywhere)
+        std::string check(float v) const { return std::isnan(v) ? "must not be NaN" : ""; }
+    };
+    static constexpr auto schema =
+        attr_schema(attr<"min">(&Attrs::min, min_le_max_rule{}), attr<"max">(&Attrs::max, min_le_max_rule{}));
+    template <expr::Expr X> static auto math(X x, const Attrs& a) {
+        using namespace expr;
+        // numpy.clip order: min first, then max (so min > max yields max everywhere)
+        const auto lo = select(lt(x, cstf(a.min)), cstf(a.min), x);
+        return select(gt(lo, cstf(a.max)), cstf(a.max), lo);
+    }
+};
+
+struct LeakyRelu : unary_elementwise<LeakyRelu> {
+    static constexpr fixed_string name = "LeakyRelu";
+    struct Attrs { float alpha = 0.01f; };
+    static constexpr auto schema = attr_schema(attr<"alpha">(&Attrs::alpha, finite_float{}));
+    template <expr::Expr X> static auto math(X x, const Attrs& a) {
+        using namespace expr;
+        return select(lt(x, cstf(0)), mul(x, cstf(a.alpha)), x);
+    }
+};
+
+struct HardSigmoid : unary_elementwise<HardSigmoid> {
+    static constexpr fixed_string name = "HardSigmoid";
+    struct Attrs { float alpha = 0.2f; float beta = 0.5f; };
+    static constexpr auto schema =
+        attr_schema(attr<"alpha">(&Attrs::alpha, finite_float{}), attr<"beta">(&Attrs::beta, finite_float{}));
+    template <expr::Expr X> static auto math(X x, const Attrs& a) {
+        using namespace expr;
+        return max(cstf(0), min(cstf(1), add(mul(x, cstf(a.alpha)), cstf(a.beta))));
+    }
+};
+
+/// HardSwish (opset 14): x * max(0, min(1, x/6 + 1/2)); ONNX writes alpha = 1/6, beta = 0.5.
+struct HardSwish : unary_elementwise<HardSwish> {
+    static constexpr fixed_string name = "HardSwish";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) {
+        return expr::mul(x, HardSigmoid::math(x, HardSigmoid::Attrs{1.0f / 6.0f, 0.5f}));
+    }
+};
+
+struct Sigmoid : unary_elementwise<Sigmoid> {
+    static constexpr fixed_string name = "Sigmoid";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) {
+        using namespace expr;
+        return div(cstf(1), add(cstf(1), exp(neg(x))));
+    }
+};
+
+struct Tanh : unary_elementwise<Tanh> {
+    static constexpr fixed_string name = "Tanh";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) { return expr::tanh(x); }
+};
+
+struct Exp : unary_elementwise<Exp> {
+    static constexpr fixed_string name = "Exp";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) { return expr::exp(x); }
+};
+
+struct Erf : unary_elementwise<Erf> {
+    static constexpr fixed_string name = "Erf";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) { return expr::erf(x); }
+};
+
+/// Gelu (opset 20): approximate="none": x/2 * (1 + erf(x / sqrt 2)); "tanh": x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+struct Gelu : unary_elementwise<Gelu> {
+    static constexpr fixed_string name = "Gelu";
+    struct Attrs { std::string approximate = "none"; };
+    static constexpr auto schema = attr_schema(attr<"approximate">(&Attrs::approximate, one_of<2>{{"none", "tanh"}}));
+    // Only one of the two formulas is evaluated per call; both are spelled with expr primitives. The choice is a
+    // runtime attribute, so the expression selects between them per element at no extra kernel.
+    template <expr::Expr X> static auto math(X x, const Attrs& a) {
+        using namespace expr;
+        const float use_tanh = a.approximate == "tanh" ? 1.0f : 0.0f;
+        const auto half_x = mul(x, cstf(0.5f));
+        const auto erf_form = erf(mul(x, cstf(0.70710678118654752f)));
+        const auto tanh_form =
+            tanh(mul(cstf(0.79788456080286536f), add(x, mul(cstf(0.044715f), mul(x, mul(x, x))))));
+        return mul(half_x, add(cstf(1), select(gt(cstf(use_tanh), cstf(0)), tanh_form, erf_form)));
+    }
+};
+
+}  // namespace janus::ops
