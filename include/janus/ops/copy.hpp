@@ -1,0 +1,99 @@
+#pragma once
+// Materialize: copy a tensor (usually a view: transposed, sliced, broadcast, padded...) into a new contiguous tensor
+// of type `out`, requantizing when the output's quantization differs from the input's.
+//
+// This is the one data-movement kernel of the op set: Transpose, Slice, Expand, Concat, Requantize and every view
+// that cannot stay a view end here. It is a `map` whose expression is
+//   identity                                   when the quantization is the same (bit copy of the values), or
+//   sat(rq(x - zp_in, s_in / s_out) + zp_out)  otherwise (per-tensor or per-axis along one axis; the rounding is
+//                                              default_rounding: at most 1 LSB from round-half-even of the exact
+//                                              real value, docs/numerics.md).
+// Seed A4: requantization happens whenever the parameters differ, even when the op is an identity on indices.
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include <janus/ops/expr.hpp>
+#include <janus/ops/map.hpp>
+#include <janus/ops/op.hpp>
+#include <janus/ops/quant_expr.hpp>
+
+namespace janus::ops {
+
+/// Requantization parameters from `in` to `out` quantization, per channel when either is per-axis.
+struct RequantPlan {
+    int channel_axis = -1;                              ///< -1: per-tensor
+    std::vector<numeric::QuantizedMultiplier> multipliers;  ///< 1 or per channel
+    std::vector<std::int32_t> zp_in, zp_out;            ///< 1 or per channel
+};
+
+inline Result<RequantPlan> plan_requant(const numeric::QuantParams& in, const numeric::QuantParams& out,
+                                        const std::string& what) {
+    RequantPlan p;
+    if (in.axis && out.axis && *in.axis != *out.axis)
+        return make_error(what, "", "same-quantization-axis",
+                          "input is quantized along axis " + std::to_string(*in.axis) + " but output along axis " +
+                              std::to_string(*out.axis));
+    if (in.axis && out.axis && in.channels() != out.channels())
+        return make_error(what, "", "same-channel-count", "input and output have different channel counts");
+    const std::size_t n = in.axis ? in.channels() : out.axis ? out.channels() : 1;
+    p.channel_axis = in.axis ? *in.axis : out.axis ? *out.axis : -1;
+    for (std::size_t c = 0; c < n; ++c) {
+        JANUS_TRY(auto m, numeric::quantize_multiplier(static_cast<double>(in.scale(c)) / out.scale(c),
+                                                       what + ": requantization ratio (channel " + std::to_string(c) + ")"));
+        p.multipliers.push_back(m);
+        p.zp_in.push_back(in.zero_point(c));
+        p.zp_out.push_back(out.zero_point(c));
+    }
+    return p;
+}
+
+/// Copy `src` (any layout) into a new contiguous tensor of type `out` (same shape; same dtype family).
+inline Result<Tensor> materialize(const Tensor& src, const TensorType& out, const OpContext& ctx,
+                                  const std::string& what = "copy") {
+    if (!(src.shape() == out.shape))
+        return make_error(what, "", "same-shape", "cannot copy " + src.shape().str() + " into " + out.shape.str());
+    Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
+    const Tensor in[1] = {src};
+    const std::span<const Tensor> ins(in);
+    if (src.dtype == DType::f32 || src.dtype == DType::i32 || src.dtype == DType::i64 || !src.quant || !out.quant ||
+        *src.quant == *out.quant) {
+        if (src.dtype != out.dtype || src.quant.has_value() != out.quant.has_value())
+            return make_error(what, "", "same-type", "cannot copy " + type_of(src).str() + " into " + out.str());
+        if (src.dtype == DType::i64) {  // int64 (indices) are moved, never computed on: copy element by element
+            auto v = src.to_vector<std::int64_t>();
+            std::memcpy(y.data(), v.data(), v.size() * sizeof(std::int64_t));
+            return y;
+        }
+        return visit_dtype(src.dtype, [&](auto t) -> Result<Tensor> {
+            using T = typename decltype(t)::type;
+            if constexpr (expr::Element<T>) JANUS_CHECK(run_map(expr::In<0, T>{}, ins, y, MapOptions{ctx.simd, -1}, what));
+            return y;
+        });
+    }
+    if (!is_quantized_storage(out.dtype))
+        return make_error(what, "", "quantized-output", "requantization needs an int8/uint8 output, got " + out.str());
+    JANUS_TRY(RequantPlan p, plan_requant(*src.quant, *out.quant, what));
+    const MapOptions mo{ctx.simd, p.channel_axis};
+    return visit_quant_dtype(src.dtype, [&](auto tin) -> Result<Tensor> {
+        return visit_quant_dtype(out.dtype, [&](auto tout) -> Result<Tensor> {
+            using Ti = typename decltype(tin)::type;
+            using To = typename decltype(tout)::type;
+            using R = numeric::default_rounding;
+            using namespace expr;
+            if (p.channel_axis < 0) {
+                const auto e = sat<To>(add(rq<R>(sub(widen(In<0, Ti>{}), cst(p.zp_in[0])), p.multipliers[0]),
+                                           cst(p.zp_out[0])));
+                JANUS_CHECK(run_map(e, ins, y, mo, what));
+            } else {
+                const auto e = sat<To>(add(rq<R>(sub(widen(In<0, Ti>{}), chan<std::int32_t>(p.zp_in)),
+                                                 std::span<const numeric::QuantizedMultiplier>(p.multipliers)),
+                                           chan<std::int32_t>(p.zp_out)));
+                JANUS_CHECK(run_map(e, ins, y, mo, what));
+            }
+            return y;
+        });
+    });
+}
+
+}  // namespace janus::ops
