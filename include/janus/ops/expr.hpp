@@ -118,6 +118,18 @@ auto per_lane(F f, const B&... b) {
     return xsimd::batch<R, arch>::load_aligned(out.data());
 }
 
+/// Bounds of rounding_divide_by_pot(x, s) for x in r: the function is monotone, so the bounds are its values at the
+/// ends (computed exactly in int64: floor division plus one covers every rounding direction).
+inline numeric::Interval round_shift_right_range(numeric::Interval r, int s) {
+    if (s <= 0) return r;
+    const int sh = s > 31 ? 31 : s;
+    auto f = [&](std::int64_t v, bool up) {
+        if (v == numeric::Interval::neg_inf || v == numeric::Interval::pos_inf) return v;
+        return (v >> sh) + (up ? 1 : 0);
+    };
+    return {f(r.lo, false), f(r.hi, true)};
+}
+
 inline std::string num(double v) {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.9g", v);
@@ -275,7 +287,7 @@ struct Sat : node_tag {
     numeric::Interval range(const InputRanges& r) const {
         if constexpr (is_float_v<T>) return e.range(r);
         else if constexpr (is_float_v<typename E::type>) return type_range<T>();
-        else return numeric::clamp(e.range(r), type_range<T>());
+        else return clamp(e.range(r), type_range<T>().lo, type_range<T>().hi);
     }
     void print(std::string& s) const { s += "sat<" + std::string(dtype_name(dtype_v<T>)) + ">("; e.print(s); s += ")"; }
     template <class F> void children(F&& f) const { f(e); }
@@ -340,11 +352,11 @@ struct Bin : node_tag {
         if constexpr (is_float_v<type>) return type_range<std::int32_t>();
         else {
             const auto x = a.range(r), y = b.range(r);
-            if constexpr (Op == BinOp::add) return numeric::add(x, y);
-            else if constexpr (Op == BinOp::sub) return numeric::sub(x, y);
-            else if constexpr (Op == BinOp::mul) return numeric::mul(x, y);
-            else if constexpr (Op == BinOp::min) return numeric::min(x, y);
-            else return numeric::max(x, y);
+            if constexpr (Op == BinOp::add) return add(x, y);
+            else if constexpr (Op == BinOp::sub) return sub(x, y);
+            else if constexpr (Op == BinOp::mul) return mul(x, y);
+            else if constexpr (Op == BinOp::min) return min(x, y);
+            else return max(x, y);
         }
     }
     void print(std::string& s) const {
@@ -389,8 +401,8 @@ struct Un : node_tag {
     batch_t<type> eval(const BatchArgs& s) const { return eval(e.eval(s)); }
     numeric::Interval range(const InputRanges& r) const {
         if constexpr (is_float_v<type>) return type_range<std::int32_t>();
-        else if constexpr (Op == UnOp::neg) return numeric::neg(e.range(r));
-        else return numeric::abs(e.range(r));
+        else if constexpr (Op == UnOp::neg) return neg(e.range(r));
+        else return abs(e.range(r));
     }
     void print(std::string& s) const { s += std::string(kind) + "("; e.print(s); s += ")"; }
     template <class F> void children(F&& f) const { f(e); }
@@ -416,7 +428,7 @@ struct Shl : node_tag {
     int s = 0;
     std::int32_t eval(const ScalarArgs& a) const { return detail::wrap_shl(e.eval(a), s); }
     batch_t<type> eval(const BatchArgs& a) const { return e.eval(a) << s; }
-    numeric::Interval range(const InputRanges& r) const { return numeric::shift_left(e.range(r), s); }
+    numeric::Interval range(const InputRanges& r) const { return shift_left(e.range(r), s); }
     void print(std::string& str) const { str += "shl("; e.print(str); str += ", " + std::to_string(s) + ")"; }
     template <class F> void children(F&& f) const { f(e); }
 };
@@ -441,7 +453,7 @@ struct Rshift : node_tag {
         const auto threshold = (mask >> 1) + xsimd::select(x < batch_t<type>(0), batch_t<type>(1), batch_t<type>(0));
         return (x >> sh) + xsimd::select(rem > threshold, batch_t<type>(1), batch_t<type>(0));
     }
-    numeric::Interval range(const InputRanges& r) const { return numeric::round_shift_right(e.range(r), s); }
+    numeric::Interval range(const InputRanges& r) const { return detail::round_shift_right_range(e.range(r), s); }
     void print(std::string& str) const { str += "rshift("; e.print(str); str += ", " + std::to_string(s) + ")"; }
     template <class F> void children(F&& f) const { f(e); }
 };
@@ -474,12 +486,12 @@ struct Rq : node_tag {
     }
     numeric::Interval range(const InputRanges& r) const {
         const auto x = e.range(r);
-        if (per_channel.empty()) return numeric::scale(x, m);
+        if (per_channel.empty()) return scale(x, m);
         numeric::Interval out{0, 0};
         bool first = true;
         for (const auto& q : per_channel) {
-            const auto y = numeric::scale(x, q);
-            out = first ? y : numeric::join(out, y);
+            const auto y = scale(x, q);
+            out = first ? y : join(out, y);
             first = false;
         }
         return out;
@@ -516,7 +528,7 @@ struct Clamp : node_tag {
     }
     numeric::Interval range(const InputRanges& r) const {
         if constexpr (is_float_v<type>) return type_range<std::int32_t>();
-        else return numeric::clamp(e.range(r), numeric::Interval{lo, hi});
+        else return clamp(e.range(r), lo, hi);
     }
     void print(std::string& s) const {
         s += "clamp(";
@@ -592,7 +604,7 @@ struct Select : node_tag {
     numeric::Interval range(const InputRanges& r) const {
         (void)c.range(r);
         if constexpr (is_float_v<type>) return type_range<std::int32_t>();
-        else return numeric::join(a.range(r), b.range(r));
+        else return join(a.range(r), b.range(r));
     }
     void print(std::string& s) const {
         s += "select(";
@@ -703,7 +715,7 @@ Result<numeric::Interval> check_ranges(const E& e, const InputRanges& r, const s
         using N = std::decay_t<decltype(n)>;
         if constexpr (!is_float_v<typename N::type>) {
             const numeric::Interval iv = n.range(r);
-            if (bad.empty() && !numeric::fits_i32(iv)) bad = std::string(N::kind), bad_range = iv;
+            if (bad.empty() && !iv.fits_i32()) bad = std::string(N::kind), bad_range = iv;
         }
         if constexpr (std::is_same_v<typename N::type, float>) {
             n.children([&](const auto& c) {

@@ -139,7 +139,9 @@ Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const Ma
                     v = xsimd::batch<L, expr::arch>(detail::load_lane<T>(p));
                 } else if (stride == static_cast<std::int64_t>(sizeof(T))) {
                     if constexpr (std::is_same_v<T, L>) {
-                        v = xsimd::batch<L, expr::arch>::load_unaligned(reinterpret_cast<const L*>(p));
+                        alignas(64) std::array<L, expr::lanes> same;
+                        std::memcpy(same.data(), p, sizeof same);  // no aliasing assumption about the storage
+                        v = xsimd::batch<L, expr::arch>::load_aligned(same.data());
                     } else {
                         alignas(64) std::array<T, expr::lanes> raw;
                         std::memcpy(raw.data(), p, sizeof raw);
@@ -181,8 +183,14 @@ Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const Ma
                 const auto r = e.eval(b);
                 alignas(64) std::array<expr::lane_t<OutT>, expr::lanes> res;
                 r.store_aligned(res.data());
-                for (std::size_t l = 0; l < expr::lanes; ++l)
-                    detail::store_lane<OutT>(orow + (j + static_cast<std::int64_t>(l)) * out_stride, res[l]);
+                if (out_stride == static_cast<std::int64_t>(sizeof(OutT))) {
+                    alignas(64) std::array<OutT, expr::lanes> narrow;
+                    for (std::size_t l = 0; l < expr::lanes; ++l) narrow[l] = static_cast<OutT>(res[l]);
+                    std::memcpy(orow + j * out_stride, narrow.data(), sizeof narrow);
+                } else {
+                    for (std::size_t l = 0; l < expr::lanes; ++l)
+                        detail::store_lane<OutT>(orow + (j + static_cast<std::int64_t>(l)) * out_stride, res[l]);
+                }
             }
         }
         for (; j < n; ++j) {

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The main job: install what is needed, build the examples (Release), and run the bundled example network.
+# (Once the janusc driver exists, this compiles and runs the bundled example model.)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${root}"
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
+bash scripts/bootstrap.sh
+cmake --preset gcc-release >/dev/null
+cmake --build --preset gcc-release --target janus_example_quickstart
+./build/gcc-release/janus_example_quickstart
