@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Deterministic seed corpora for the fuzz targets: fuzz/corpus/<target>/<name>.
+
+    python3 fuzz/make_seeds.py              # every target
+    python3 fuzz/make_seeds.py requantize   # only the named targets
+
+One function per target returns {file name: bytes}; register it in TARGETS. The byte layout of each target is
+documented at the top of fuzz/<target>.cpp. Files are (re)written, never deleted: inputs that libFuzzer found and
+someone committed stay. Same script, same bytes.
+"""
+
+import math
+import struct
+import sys
+from pathlib import Path
+
+FUZZ_DIR = Path(__file__).resolve().parent
+
+I32_MIN = -(2**31)
+I32_MAX = 2**31 - 1
+
+
+def seeds_layout_views():
+    """fuzz/layout_views.cpp: rank, extents, elem-size selector, layout kind, offset, then ops (opcode byte and its
+    parameter bytes, decoded as in the target). Each seed is written as the ops it performs."""
+    I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+    extremes = {I64_MIN: 0xF8, I64_MAX: 0xF9, I64_MIN + 1: 0xFA, I64_MAX - 1: 0xFB,
+                2**40: 0xFC, -(2**40): 0xFD, 2**62: 0xFE, -(2**62): 0xFF}
+
+    def param(v):  # Reader::param: byte % 17 - 8, or an extreme for bytes >= 0xF8
+        if v in extremes:
+            return extremes[v]
+        assert -8 <= v <= 8
+        return v + 8
+
+    def base(shape, elem=1, align=None, offset=0):
+        # kind: even = contiguous; odd = padded to 1 + kind // 2 % 32 bytes; offset byte is in elements (% 4)
+        kind = 0 if align is None else 2 * (align - 1) + 1
+        return [len(shape), *shape, {1: 0, 2: 1, 4: 2, 8: 3}[elem], kind, offset]
+
+    def fisher_yates(perm):  # the bytes that make random_perm() produce `perm`
+        p, out = list(range(len(perm))), []
+        for i in range(len(perm) - 1, 0, -1):
+            b = p.index(perm[i])
+            out.append(b)
+            p[i], p[b] = p[b], p[i]
+        return out
+
+    def transpose(perm):
+        return [0, 1, *fisher_yates(perm)]
+
+    def transpose_raw(values):  # deliberately unchecked; entries in [-1, 7]
+        return [0, 0, len(values), *[v + 1 for v in values]]
+
+    def slice_(rank, starts, ends, axes=None, steps=None):
+        mode = (1 if axes is not None else 0) | (2 if steps is not None else 0)
+        out = [1, mode, len(starts), *map(param, starts), *map(param, ends)]
+        if axes is not None:
+            out += [a + rank + 1 for a in axes]
+        if steps is not None:
+            out += [param(s) for s in steps]
+        return out
+
+    def broadcast(grow, extents):  # extents[j]: None keeps the input's extent, else a literal 0..4
+        literal = {0: 0, 1: 16, 2: 12, 3: 8, 4: 4}  # byte % 4 == 0 and byte % 5 == extent
+        return [2, grow, 1, *[1 if e is None else literal[e] for e in extents]]
+
+    def squeeze(rank, axes):
+        return [3, len(axes), *[a + rank + 1 for a in axes]]
+
+    def unsqueeze(rank, axes):
+        out_rank = rank + len(axes)
+        return [4, len(axes), *[a + out_rank + 1 for a in axes]]
+
+    def reshape(values, allowzero=False):
+        def enc(v):
+            if v in (0, -1, -2):
+                return {0: 0, -1: 1, -2: 2}[v]
+            assert 1 <= v <= 6, "reshape seeds encode extents 1..6 (use -1 for larger)"
+            return [b for b in range(256) if b % 8 >= 3 and b % 7 == v][0]
+        return [5, 1 if allowzero else 0, len(values), *[enc(v) for v in values]]
+
+    def a2(perm, removed):
+        return [6, *fisher_yates(perm), sum(1 << k for k in removed)]
+
+    def plan(extents, elem=1):  # "same" copies the view's extent; integers 0..3 are literal
+        return [7, len(extents), *[1 if e == "same" else {0: 0, 1: 9, 2: 6, 3: 3}[e] for e in extents], elem - 1]
+
+    seeds = {
+        "transpose_nchw_nhwc": base([2, 3, 4, 4], elem=4) + transpose([0, 2, 3, 1]),
+        "transpose_invalid_perm": base([2, 3]) + transpose_raw([1, 1]) + transpose_raw([0, 1, 2]),
+        "padded_w4_align16_transpose": base([3, 4], elem=1, align=16) + transpose([1, 0]),
+        "slice_onnx_neg_steps": base([4, 4, 3], elem=2) + slice_(3, [4, 4, 2], [0, 0, 0], [0, 1, 2], [-1, -3, -2]),
+        "slice_int64_extremes": base([4, 3], elem=4) + slice_(2, [-1, I64_MIN], [I64_MIN, I64_MAX], [0, 1], [-1, 2]),
+        "slice_out_of_range": base([3, 4]) + slice_(2, [8], [8], [1], [1]) + slice_(2, [1], [I64_MAX], [0]),
+        "slice_step_zero": base([3, 4]) + slice_(2, [0], [2], [1], [0]),
+        "broadcast_scalar": base([], elem=4) + broadcast(2, [3, 4]),
+        "broadcast_lower_rank": base([4, 1], elem=2) + broadcast(1, [2, None, 3]),
+        "broadcast_incompatible": base([3, 4]) + broadcast(0, [3, 2]),
+        "squeeze_unsqueeze": base([1, 3, 1, 4], elem=4) + squeeze(4, [0, -2]) + unsqueeze(2, [0, -1]),
+        "reshape_contiguous_merge_split": base([2, 3, 4], elem=4) + reshape([0, -1]) + reshape([2, 2, 3, 2]),
+        "reshape_padded_refused": base([2, 4], elem=1, align=16) + reshape([-1]) + reshape([2, 4, 1]),
+        "reshape_transposed_refused": base([2, 3, 4]) + transpose([0, 2, 1]) + reshape([2, -1])
+        + reshape([1, 2, 4, 3]),
+        "a2_keep_dims_false": base([2, 3, 4, 4]) + a2([0, 2, 3, 1], [1]) + a2([0, 3, 1, 2], [1, 2]),
+        "plan_two_sided": base([2, 1, 4, 1]) + plan([1, 3, 1, 3]) + plan(["same"] * 4, elem=4),
+        "padded_w3_align4_chain": base([4, 3], elem=2, align=4, offset=2) + slice_(2, [3], [I64_MIN], [0], [-2])
+        + unsqueeze(2, [1]) + broadcast(0, [None, 4, None]) + plan([3], elem=1) + reshape([-1, 3]),
+        "empty_tensor": base([0, 3]) + reshape([3, 0], allowzero=True) + slice_(2, [0], [1], [0], [-1]),
+    }
+    return {name: bytes(data) for name, data in seeds.items()}
+
+
+def seeds_requantize():
+    """fuzz/requantize.cpp: x:i32, multiplier:u32, shift_byte:u8 (shift = -31 + b % 62), zero_point:i32, lo:i32,
+    hi:i32, little endian (21 bytes). multiplier 0 means the zero multiplier; otherwise 2^30 | (r & (2^30 - 1))."""
+
+    def rec(x, m, shift, zp=0, lo=-128, hi=127):
+        assert -31 <= shift <= 30
+        return struct.pack("<iIBiii", x, m, shift + 31, zp, lo, hi)
+
+    m_min = 2**30  # multiplier 2^30 (ratio 0.5 * 2^shift)
+    m_max = 2**31 - 1
+    return {
+        "zero": bytes(21),
+        "short_input": b"\x01\x02\x03",  # zero-padded
+        "zero_multiplier": rec(I32_MAX, 0, 0),
+        "tie_half_up_positive": rec(1, m_min, 0),  # 1 * 0.5: ties differ between the modes
+        "tie_half_up_negative": rec(-1, m_min, 0),
+        "tie_2_5": rec(5, m_min, 0),
+        "min_times_smallest_ratio": rec(I32_MIN, m_min, -31),  # -1/2: round_double -1, others 0
+        "max_times_smallest_ratio": rec(I32_MAX, m_min, -31),  # double rounding goes to 1, exact 0
+        "min_times_largest_mantissa": rec(I32_MIN, m_max, 0),
+        "largest_ratio_saturates": rec(I32_MAX, m_max, 30, zp=I32_MAX, lo=I32_MIN, hi=I32_MAX),
+        "left_shift_overflow_exact_fits": rec(I32_MIN, m_min, 1),  # exact -2^31, round_double -2^30
+        "left_shift_just_fits": rec(2**20 - 1, m_max, 11),
+        "double_rounding_tie": rec(3 * 2**29 + 1, m_min + 1, -2),
+        "clamp_zero_point_overflow": rec(I32_MAX, m_max, 0, zp=I32_MAX, lo=-128, hi=127),
+        "clamp_swapped_bounds": rec(1000, m_min, 5, zp=-3, lo=255, hi=0),
+        "clamp_single_value": rec(-77, m_max, -7, zp=3, lo=7, hi=7),
+        "shift_byte_wraps": struct.pack("<iIBiii", 12345, 0x7FFFFFFF, 255, 0, I32_MIN, I32_MAX),
+        "all_ones": b"\xff" * 21,
+    }
+
+
+def seeds_quantize_multiplier():
+    """fuzz/quantize_multiplier.cpp: the 8 little-endian bytes of an IEEE double."""
+
+    def d(v):
+        return struct.pack("<d", v)
+
+    below = lambda v: math.nextafter(v, 0.0)  # noqa: E731
+    return {
+        "zero": d(0.0),
+        "negative_zero": d(-0.0),
+        "one": d(1.0),
+        "half": d(0.5),
+        "below_one": d(below(1.0)),  # mantissa rounds up to 2^31 -> (2^30, 1)
+        "tie_away": d(0.5 + 2.0**-32),  # mantissa * 2^31 = 2^30 + 1/2
+        "smallest_nonzero": d(2.0**-32),  # (2^30, -31)
+        "just_below_flush_boundary": d(below(2.0**-32)),  # flushed
+        "tiny": d(1e-300),
+        "subnormal": d(5e-324),
+        "largest_representable": d(2.0**30 - 0.5),  # (2^31 - 1, 30)
+        "just_below_error_boundary": d(below(2.0**30 - 0.25)),
+        "error_boundary": d(2.0**30 - 0.25),  # rounds to 2^30: error
+        "two_pow_30": d(2.0**30),
+        "huge": d(1e300),
+        "negative": d(-0.25),
+        "negative_tiny": d(-5e-324),
+        "inf": d(math.inf),
+        "negative_inf": d(-math.inf),
+        "nan": d(math.nan),
+        "typical_ratio": d(0.0039215686 * 0.02 / 0.1),
+        "short_input": b"\x3f",
+    }
+
+
+def seeds_op_infer():
+    """fuzz/op_infer.cpp: op index, input count, family (even = quantized), storage (odd = int8), then per input
+    rank, extents (byte % 6 == 0 picks 0 or 1, else 1 + next byte % 5), dtype or quantization bytes, then the
+    attribute count and attributes (name pick, kind, value bytes). One float and one quantized seed per op."""
+    op_count = 34  # len(ops::all_ops); bytes are taken modulo it, so a stale count still gives valid seeds
+
+    def extents(shape):
+        out = []
+        for d in shape:
+            out += [1, d - 1] if d >= 1 else [0, 0]
+        return out
+
+    seeds = {}
+    for op in range(op_count):
+        f = [op, 2, 1, 0]
+        for shape in ([2, 3], [3]):
+            f += [len(shape), *extents(shape), 1]  # dtype byte 1: float32
+        seeds[f"op{op:02d}_float"] = bytes(f + [0])
+        q = [op, 2, 0, 1]
+        for shape in ([2, 3], [1, 3]):
+            q += [len(shape), *extents(shape), 1, 2, 128]  # mode 1 (per-tensor), scale 0.25, zero point 0
+        # one attribute: the op's first attribute name, kind 3 (ints) with two small values
+        seeds[f"op{op:02d}_quant_attr"] = bytes(q + [1, 0, 3, 2, 6, 7])
+    return seeds
+
+
+TARGETS = {
+    "layout_views": seeds_layout_views,
+    "requantize": seeds_requantize,
+    "quantize_multiplier": seeds_quantize_multiplier,
+    "op_infer": seeds_op_infer,
+}
+
+
+def write_corpus(target, seeds):
+    out = FUZZ_DIR / "corpus" / target
+    out.mkdir(parents=True, exist_ok=True)
+    for name, data in sorted(seeds.items()):
+        (out / name).write_bytes(data)
+    print(f"{target}: {len(seeds)} seeds in {out.relative_to(FUZZ_DIR.parent)}")
+
+
+def main(argv):
+    names = argv[1:] or list(TARGETS)
+    unknown = [n for n in names if n not in TARGETS]
+    if unknown:
+        print(f"unknown target(s): {', '.join(unknown)}; known: {', '.join(TARGETS)}", file=sys.stderr)
+        return 2
+    for name in names:
+        write_corpus(name, TARGETS[name]())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
