@@ -15,6 +15,11 @@
 // innermost axis is kept; when it is reduced, integer rows use SIMD partials (exact: add,
 // min and max are associative on int32 lanes); float rows stay sequential).
 // Empty groups (a reduced extent 0) yield post(init) for every output.
+// NaN rule (float min/max, numpy semantics): a NaN element replaces the accumulator and a NaN accumulator is never
+// replaced by a number (every comparison with NaN is false), so the result is NaN iff some element is NaN. Integer
+// combines and float add need no rule (add propagates NaN by itself).
+// Per-channel epilogues: ReduceOptions::channel_axis names the axis (in the kept-dims coordinates, i.e. the input's
+// axis numbering) whose coordinate feeds post's chan / per-channel rq nodes; -1 when post has none.
 // The data movement the reduction implies is reported in ReduceStats (elements read per output, strides walked).
 #include <cstdint>
 #include <cstring>
@@ -32,6 +37,7 @@ namespace janus::ops {
 
 struct ReduceOptions {
     bool simd = true;
+    int channel_axis = -1;  ///< post's channel axis, in kept-dims (input) coordinates; -1: post is per-tensor
 };
 
 /// What a reduction reads: the movement a lowering must implement (seed A1).
@@ -79,7 +85,11 @@ Result<ReduceStats> run_reduce(const Pre& pre, expr::lane_t<typename Pre::type> 
             return make_error(what, "output", "output-rank", "output rank " + std::to_string(out.rank()) +
                                                                  " is neither keep_dims nor reduced rank");
         Layout l{keep, Dims::filled(rank, 0), out.layout.offset, out.layout.elem_size};
-        for (int k = 0, j = 0; k < rank; ++k) l.strides[k] = reduced[static_cast<std::size_t>(k)] ? 0 : out.layout.strides[j++];
+        for (int k = 0, j = 0; k < rank; ++k) {
+            if (reduced[static_cast<std::size_t>(k)]) continue;  // extent 1, stride 0
+            l.shape[k] = out.shape()[j];  // the output's own extent: the shape check below must see a mismatch
+            l.strides[k] = out.layout.strides[j++];
+        }
         out_keep = l;
     }
     if (!(out_keep.shape == keep))
@@ -104,8 +114,12 @@ Result<ReduceStats> run_reduce(const Pre& pre, expr::lane_t<typename Pre::type> 
     for (auto a : axes) stats.reduced_strides.push_back(in.layout.strides[static_cast<int>(a)]);
     stats.inner_axis_reduced = rank > 0 && reduced[static_cast<std::size_t>(rank - 1)];
 
+    // x: accumulator, y: the new element. Float min/max take y when it is NaN (the NaN rule above).
     auto combine = [](auto x, auto y) {
         if constexpr (Combine == expr::BinOp::add) return x + y;
+        else if constexpr (std::is_same_v<L, float> && Combine == expr::BinOp::min)
+            return xsimd::select((y < x) || !(y == y), y, x);  // not y != y: xsimd 8.1 AVX `!=` is ordered
+        else if constexpr (std::is_same_v<L, float>) return xsimd::select((y > x) || !(y == y), y, x);
         else if constexpr (Combine == expr::BinOp::min) return xsimd::select(y < x, y, x);
         else return xsimd::select(y > x, y, x);
     };
@@ -113,6 +127,10 @@ Result<ReduceStats> run_reduce(const Pre& pre, expr::lane_t<typename Pre::type> 
         if constexpr (Combine == expr::BinOp::add) {
             if constexpr (std::is_same_v<L, float>) return x + y;
             else return expr::detail::wrap_add(x, y);
+        } else if constexpr (std::is_same_v<L, float> && Combine == expr::BinOp::min) {
+            return (y < x || y != y) ? y : x;
+        } else if constexpr (std::is_same_v<L, float>) {
+            return (y > x || y != y) ? y : x;
         } else if constexpr (Combine == expr::BinOp::min) {
             return y < x ? y : x;
         } else {
@@ -185,7 +203,7 @@ Result<ReduceStats> run_reduce(const Pre& pre, expr::lane_t<typename Pre::type> 
 
     Tensor out_view = out.view(out_keep);
     const Tensor acc_arr[1] = {acc};
-    JANUS_CHECK(run_map(post, std::span<const Tensor>(acc_arr), out_view, MapOptions{opt.simd, -1}, what));
+    JANUS_CHECK(run_map(post, std::span<const Tensor>(acc_arr), out_view, MapOptions{opt.simd, opt.channel_axis}, what));
     return stats;
 }
 
