@@ -7,6 +7,7 @@
 // DequantizeLinear ops, by the LUT builder of quantized nonlinear ops, and by the tests' float reference.
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 
 #include <janus/ops/expr.hpp>
 #include <janus/numeric/quant_params.hpp>
@@ -20,12 +21,16 @@ auto dequantize_expr(X x, Zp zp, S scale) {
     return mul(to_float(sub(widen(x), zp)), scale);
 }
 
-/// Float x -> T (int8/uint8/int32). Adding zp before rounding equals adding it after: zp is an integer and every
-/// value that is not exact in float (|v| >= 2^23) saturates anyway for int8/uint8 outputs.
+/// Float x -> T (int8/uint8/int32). int8/uint8: round(x / scale) first (sat<int32_t>: half to even, NaN -> 0), then
+/// add zp in int32, then saturate: exactly ONNX's saturate(round(x / scale) + zp), and NaN -> zp. Rounding must come
+/// first: x / scale + zp in float can land on a tie that x / scale was not on (0.50000006 + 128 rounds to 128.5).
+/// The clamp to +-2^16 keeps the int32 addition provably exact and changes no result (|zp| <= 255, and anything
+/// beyond +-2^16 saturates either way). int32 (bias): (x / scale + zp) rounded once, exact for the conventional zp 0.
 template <expr::Element T, expr::Expr X, expr::Expr Zp, expr::Expr S>
 auto quantize_expr(X x, Zp zp, S scale) {
     using namespace expr;
-    return sat<T>(add(div(x, scale), to_float(zp)));
+    if constexpr (std::is_same_v<T, std::int32_t>) return sat<T>(add(div(x, scale), to_float(zp)));
+    else return sat<T>(add(clamp(sat<std::int32_t>(div(x, scale)), -(1 << 16), 1 << 16), zp));
 }
 
 /// A table for a quantized unary op: entry q = quantize_out(f(dequantize_in(q))), where f is the op's FLOAT element
