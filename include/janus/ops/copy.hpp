@@ -1,18 +1,23 @@
 #pragma once
 // Materialize: copy a tensor (usually a view: transposed, sliced, broadcast, padded...) into a new contiguous tensor
-// of type `out`, requantizing when the output's quantization differs from the input's.
+// of type `out`, requantizing when the output's quantization differs from the input's. copy_into does the same into
+// an EXISTING destination (any layout, typically a slice view of a larger output: Concat writes each input there).
 //
 // This is the one data-movement kernel of the op set: Transpose, Slice, Expand, Concat, Requantize and every view
 // that cannot stay a view end here. It is a `map` whose expression is
-//   identity                                   when the quantization is the same (bit copy of the values), or
-//   sat(rq(x - zp_in, s_in / s_out) + zp_out)  otherwise (per-tensor or per-axis along one axis; the rounding is
-//                                              default_rounding: at most 1 LSB from round-half-even of the exact
-//                                              real value, docs/numerics.md).
+//   identity                                   when dtype and quantization are the same (bit copy of the values),
+//                                              or
+//   sat(rq(x - zp_in, s_in / s_out) + zp_out)  otherwise (int8/uint8 in and out; per-tensor or per-axis along one
+//                                              axis; the rounding is default_rounding: at most 1 LSB from
+//                                              round-half-even of the exact real value, docs/numerics.md).
 // Seed A4: requantization happens whenever the parameters differ, even when the op is an identity on indices.
+// Any other pair of types (float <-> int, quantized <-> unquantized, int32 with different parameters) is refused:
+// a copy never changes what the stored numbers mean silently.
 #include <cstring>
 #include <span>
 #include <vector>
 
+#include <janus/layout/iterate.hpp>
 #include <janus/ops/expr.hpp>
 #include <janus/ops/map.hpp>
 #include <janus/ops/op.hpp>
@@ -48,35 +53,39 @@ inline Result<RequantPlan> plan_requant(const numeric::QuantParams& in, const nu
     return p;
 }
 
-/// Copy `src` (any layout) into a new contiguous tensor of type `out` (same shape; same dtype family).
-inline Result<Tensor> materialize(const Tensor& src, const TensorType& out, const OpContext& ctx,
-                                  const std::string& what = "copy") {
-    if (!(src.shape() == out.shape))
-        return make_error(what, "", "same-shape", "cannot copy " + src.shape().str() + " into " + out.shape.str());
-    Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
+/// Copy `src` (any layout) into `dst` (any layout of the same shape, e.g. a slice view of a larger tensor; its
+/// dtype and quantization say what to write). Only dst's addressed elements are written; bytes between them
+/// (padding, other slices) are untouched. `dst` must not overlap `src` unless both have the same layout.
+/// Rules: same-shape, same-type (a copy between unrelated types), quantized-output (requantization needs int8/uint8
+/// on both sides), and plan_requant's same-quantization-axis / same-channel-count.
+inline Status copy_into(const Tensor& src, Tensor& dst, const OpContext& ctx, const std::string& what = "copy") {
+    if (!(src.shape() == dst.shape()))
+        return make_error(what, "", "same-shape", "cannot copy " + src.shape().str() + " into " + dst.shape().str());
     const Tensor in[1] = {src};
     const std::span<const Tensor> ins(in);
-    if (src.dtype == DType::f32 || src.dtype == DType::i32 || src.dtype == DType::i64 || !src.quant || !out.quant ||
-        *src.quant == *out.quant) {
-        if (src.dtype != out.dtype || src.quant.has_value() != out.quant.has_value())
-            return make_error(what, "", "same-type", "cannot copy " + type_of(src).str() + " into " + out.str());
+    if (src.dtype == dst.dtype && src.quant == dst.quant) {  // same meaning: an exact copy of the stored values
         if (src.dtype == DType::i64) {  // int64 (indices) are moved, never computed on: copy element by element
-            auto v = src.to_vector<std::int64_t>();
-            std::memcpy(y.data(), v.data(), v.size() * sizeof(std::int64_t));
-            return y;
+            for_each_index(src.shape(), [&](const Dims& i) {
+                std::memcpy(dst.data() + dst.layout.address(i), src.data() + src.layout.address(i), sizeof(std::int64_t));
+            });
+            return ok_status();
         }
-        return visit_dtype(src.dtype, [&](auto t) -> Result<Tensor> {
+        return visit_dtype(src.dtype, [&](auto t) -> Status {
             using T = typename decltype(t)::type;
-            if constexpr (expr::Element<T>) JANUS_CHECK(run_map(expr::In<0, T>{}, ins, y, MapOptions{ctx.simd, -1}, what));
-            return y;
+            if constexpr (expr::Element<T>) JANUS_CHECK(run_map(expr::In<0, T>{}, ins, dst, MapOptions{ctx.simd, -1}, what));
+            return ok_status();
         });
     }
-    if (!is_quantized_storage(out.dtype))
-        return make_error(what, "", "quantized-output", "requantization needs an int8/uint8 output, got " + out.str());
-    JANUS_TRY(RequantPlan p, plan_requant(*src.quant, *out.quant, what));
+    if (!src.quant || !dst.quant)
+        return make_error(what, "", "same-type", "cannot copy " + type_of(src).str() + " into " + type_of(dst).str());
+    if (!is_quantized_storage(src.dtype) || !is_quantized_storage(dst.dtype))
+        return make_error(what, "", "quantized-output",
+                          "requantization needs int8/uint8 on both sides, got " + type_of(src).str() + " into " +
+                              type_of(dst).str());
+    JANUS_TRY(RequantPlan p, plan_requant(*src.quant, *dst.quant, what));
     const MapOptions mo{ctx.simd, p.channel_axis};
-    return visit_quant_dtype(src.dtype, [&](auto tin) -> Result<Tensor> {
-        return visit_quant_dtype(out.dtype, [&](auto tout) -> Result<Tensor> {
+    return visit_quant_dtype(src.dtype, [&](auto tin) -> Status {
+        return visit_quant_dtype(dst.dtype, [&](auto tout) -> Status {
             using Ti = typename decltype(tin)::type;
             using To = typename decltype(tout)::type;
             using R = numeric::default_rounding;
@@ -84,16 +93,26 @@ inline Result<Tensor> materialize(const Tensor& src, const TensorType& out, cons
             if (p.channel_axis < 0) {
                 const auto e = sat<To>(add(rq<R>(sub(widen(In<0, Ti>{}), cst(p.zp_in[0])), p.multipliers[0]),
                                            cst(p.zp_out[0])));
-                JANUS_CHECK(run_map(e, ins, y, mo, what));
+                JANUS_CHECK(run_map(e, ins, dst, mo, what));
             } else {
                 const auto e = sat<To>(add(rq<R>(sub(widen(In<0, Ti>{}), chan<std::int32_t>(p.zp_in)),
                                                  std::span<const numeric::QuantizedMultiplier>(p.multipliers)),
                                            chan<std::int32_t>(p.zp_out)));
-                JANUS_CHECK(run_map(e, ins, y, mo, what));
+                JANUS_CHECK(run_map(e, ins, dst, mo, what));
             }
-            return y;
+            return ok_status();
         });
     });
+}
+
+/// Copy `src` (any layout) into a new contiguous tensor of type `out` (same shape); see copy_into.
+inline Result<Tensor> materialize(const Tensor& src, const TensorType& out, const OpContext& ctx,
+                                  const std::string& what = "copy") {
+    if (!(src.shape() == out.shape))
+        return make_error(what, "", "same-shape", "cannot copy " + src.shape().str() + " into " + out.shape.str());
+    Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
+    JANUS_CHECK(copy_into(src, y, ctx, what));
+    return y;
 }
 
 }  // namespace janus::ops
