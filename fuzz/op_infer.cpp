@@ -1,0 +1,132 @@
+// Fuzz target: every registered op's shape/type inference and kernel, on random input types and attributes.
+//
+// Decodes an op (from ops::all_ops), 0-4 input tensor types (rank <= 4, small extents, float32 or int8/uint8 with
+// random and sometimes invalid quantization), and 0-4 attributes (a name from the op's schema or a junk name, a
+// random kind and value, including NaN, infinities and int64 extremes). Property (a __builtin_trap() when broken):
+// inference returns a well-formed Error (non-empty input, rule, detail) or a valid type (rank <= 6, extents >= 0,
+// quantization that fits the shape). It instantiates only the ops' inference, so it builds quickly; the kernels are
+// fuzzed per family by their own targets.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <janus/ops/registry.hpp>
+
+using namespace janus;
+
+namespace {
+
+void check(bool ok) {
+    if (!ok) __builtin_trap();
+}
+
+struct Reader {
+    const std::uint8_t* p;
+    std::size_t n;
+    std::size_t i = 0;
+    std::uint8_t u8() { return i < n ? p[i++] : 0; }
+    std::int64_t small(int lo, int hi) { return lo + static_cast<std::int64_t>(u8() % (hi - lo + 1)); }
+    std::int64_t i64() {
+        switch (u8() % 8) {
+            case 0: return std::numeric_limits<std::int64_t>::max();
+            case 1: return std::numeric_limits<std::int64_t>::min();
+            case 2: return static_cast<std::int64_t>(u8()) << 33;
+            default: return small(-9, 9);
+        }
+    }
+    float f32() {
+        switch (u8() % 10) {
+            case 0: return std::numeric_limits<float>::quiet_NaN();
+            case 1: return std::numeric_limits<float>::infinity();
+            case 2: return -std::numeric_limits<float>::infinity();
+            case 3: return 0.0f;
+            default: return static_cast<float>(static_cast<std::int8_t>(u8())) / 16.0f;
+        }
+    }
+};
+
+bool well_formed(const Error& e) { return !e.input.empty() && !e.rule.empty() && !e.detail.empty(); }
+
+ops::TensorType read_type(Reader& r, bool quantized, DType qdtype) {
+    ops::TensorType t;
+    const int rank = static_cast<int>(r.small(0, 4));
+    for (int k = 0; k < rank; ++k) t.shape.push_back(r.small(0, 5) == 0 ? r.small(0, 1) : r.small(1, 5));
+    if (!quantized) {
+        t.dtype = (r.u8() % 16 == 0) ? DType::i32 : DType::f32;
+        return t;
+    }
+    t.dtype = qdtype;
+    numeric::QuantParams q;
+    q.dtype = qdtype;
+    const float scales[] = {0.01f, 0.05f, 0.25f, 1.0f, 3.0f, 1e-6f, 0.0f, -1.0f};
+    const std::uint8_t mode = r.u8();
+    const std::size_t channels = (mode % 5 == 0 && rank > 0) ? static_cast<std::size_t>(t.shape[rank - 1]) : 1;
+    for (std::size_t c = 0; c < channels; ++c) {
+        q.scales.push_back(scales[r.u8() % (mode % 7 == 0 ? 8 : 6)]);
+        q.zero_points.push_back(static_cast<std::int32_t>(qmin(qdtype) + r.u8() % 256));
+    }
+    if (mode % 5 == 0 && rank > 0) q.axis = rank - 1;
+    t.quant = q;
+    return t;
+}
+
+ops::AttrValue read_value(Reader& r) {
+    static const char* const strings[] = {"none", "tanh", "constant", "reflect", "edge", "int8", "uint8", "bogus", ""};
+    switch (r.u8() % 5) {
+        case 0: return r.i64();
+        case 1: return r.f32();
+        case 2: return std::string(strings[r.u8() % 9]);
+        case 3: {
+            std::vector<std::int64_t> v(static_cast<std::size_t>(r.small(0, 8)));
+            for (auto& x : v) x = r.u8() % 4 == 0 ? r.i64() : r.small(-5, 5);
+            return v;
+        }
+        default: {
+            std::vector<float> v(static_cast<std::size_t>(r.small(0, 4)));
+            for (auto& x : v) x = r.f32();
+            return v;
+        }
+    }
+}
+
+
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    Reader r{data, size};
+    const std::string_view name = ops::op_names[r.u8() % ops::op_count];
+    const int n_inputs = static_cast<int>(r.small(0, 4));
+    const bool quantized = r.u8() % 2 == 0;
+    const DType qdtype = r.u8() % 2 ? DType::i8 : DType::u8;
+    std::vector<ops::TensorType> types;
+    for (int k = 0; k < n_inputs; ++k) types.push_back(read_type(r, quantized, qdtype));
+
+    std::vector<std::string_view> attr_names;
+    ops::for_each_op([&](auto t) {
+        using O = typename decltype(t)::type;
+        if (O::name.view() == name) attr_names = ops::attribute_names<O>();
+    });
+    ops::AttrMap attrs;
+    const int n_attrs = static_cast<int>(r.small(0, 4));
+    for (int k = 0; k < n_attrs; ++k) {
+        const std::uint8_t pick = r.u8();
+        std::string key = attr_names.empty() || pick % 8 == 7 ? std::string("junk") + std::to_string(pick % 3)
+                                                              : std::string(attr_names[pick % attr_names.size()]);
+        attrs[key] = read_value(r);
+    }
+
+    const auto inferred = ops::infer_by_name(name, types, attrs);
+    if (!inferred.ok()) {
+        check(well_formed(inferred.error()));
+        return 0;
+    }
+    const ops::TensorType& out = *inferred;
+    check(out.shape.size() <= max_rank);
+    for (auto d : out.shape) check(d >= 0);
+    if (out.quant) check(numeric::check_quant_fits(*out.quant, out.shape).ok());
+
+    return 0;
+}

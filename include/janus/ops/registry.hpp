@@ -1,0 +1,95 @@
+#pragma once
+// The registry: every op Janus defines, as one compile-time table (a Boost.Hana tuple of types).
+//
+// Consumers iterate it (`for_each_op`) to build name lookups, support tables, fuzz dispatch and (later) importer and
+// emitter tables, so that adding an op to this list is the only registration step. A static_assert proves the names
+// are unique. Runtime lookup by name (`infer_by_name`) serves untrusted callers (model importers, fuzzers) and
+// returns an Error for an unknown op. A runtime kernel dispatch by name is deliberately not here: it would
+// instantiate every kernel in every TU that includes the registry (the driver will own one, in one TU).
+#include <array>
+#include <optional>
+#include <tuple>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/length.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+#include <boost/hana/unpack.hpp>
+
+#include <janus/ops/binary.hpp>
+#include <janus/ops/movement.hpp>
+#include <janus/ops/op.hpp>
+#include <janus/ops/quantize.hpp>
+#include <janus/ops/reduction.hpp>
+#include <janus/ops/unary.hpp>
+
+namespace janus::ops {
+
+//                                 unary elementwise
+inline constexpr auto all_ops = boost::hana::tuple_t<Abs, Neg, Sign, Relu, Clip, LeakyRelu, HardSigmoid, HardSwish,
+                                                     Sigmoid, Tanh, Exp, Erf, Gelu,
+                                                     // binary elementwise
+                                                     Add, Sub, Mul, Min, Max,
+                                                     // reductions
+                                                     ReduceSum, ReduceMean, ReduceMax, ReduceMin,
+                                                     // data movement
+                                                     Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand, Slice,
+                                                     Concat, Pad,
+                                                     // quantization
+                                                     QuantizeLinear, DequantizeLinear, Requantize>;
+
+inline constexpr std::size_t op_count = decltype(boost::hana::length(all_ops))::value;
+
+/// Call f(boost::hana::type_c<O>) for every op, in table order.
+template <class F>
+void for_each_op(F&& f) {
+    boost::hana::for_each(all_ops, f);
+}
+
+namespace detail {
+template <class... O>
+constexpr std::array<std::string_view, sizeof...(O)> names_of(boost::hana::basic_type<O>...) {
+    return {O::name.view()...};
+}
+constexpr auto op_name_table() {
+    return boost::hana::unpack(all_ops, [](auto... t) { return names_of(t...); });
+}
+constexpr bool names_unique() {
+    const auto n = op_name_table();
+    for (std::size_t i = 0; i < n.size(); ++i)
+        for (std::size_t j = i + 1; j < n.size(); ++j)
+            if (n[i] == n[j]) return false;
+    return true;
+}
+static_assert(names_unique(), "two ops in ops::all_ops share a name");
+}  // namespace detail
+
+/// Every op name, in table order.
+inline constexpr auto op_names = detail::op_name_table();
+
+/// Attribute names an op accepts, in schema order (used by fuzzers and the support table).
+template <Op O>
+std::vector<std::string_view> attribute_names() {
+    std::vector<std::string_view> v;
+    std::apply([&](const auto&... f) { (v.push_back(f.name), ...); }, O::schema);
+    return v;
+}
+
+inline Error unknown_op(std::string_view name) {
+    return make_error(std::string(name), "", "known-op", "Janus has no operator named '" + std::string(name) + "'");
+}
+
+/// Shape/type inference of the op called `name` from untrusted attributes.
+inline Result<TensorType> infer_by_name(std::string_view name, std::span<const TensorType> in, const AttrMap& attrs) {
+    std::optional<Result<TensorType>> r;
+    for_each_op([&](auto t) {
+        using O = typename decltype(t)::type;
+        if (!r && O::name.view() == name) r = infer_with<O>(in, attrs);
+    });
+    return r ? std::move(*r) : Result<TensorType>(unknown_op(name));
+}
+
+}  // namespace janus::ops
