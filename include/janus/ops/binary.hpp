@@ -2,15 +2,23 @@
 // Binary elementwise operators with numpy broadcasting. Each op is ONE definition: its combine kind (expr::BinOp).
 // Both kernels are derived from that kind:
 //   - float32:   map(bin<kind>(a, b))
-//   - quantized: a rule chosen by the kind (docs/numerics.md "Binary elementwise"):
+//   - quantized: a rule chosen by the kind (docs/numerics.md "Elementwise operators"):
 //       add, sub  "common scale": both inputs are brought to a shared fixed-point scale with 20 bits of headroom
 //                 (x - zp) << 20, each rescaled by s_x / (2 max(s_a, s_b)), combined, then rescaled by
 //                 2 max(s_a, s_b) / (2^20 s_out) and offset by zp_out (TFLite's scheme);
 //       mul       "product":      (a - zp_a)(b - zp_b) rescaled by s_a s_b / s_out;
 //       min, max  "monotonic":    each input rescaled to the output scale, then combined (rounding is monotonic,
 //                 so min of rounded values = rounded min).
+//     add, sub and mul clamp the combined value to +-acc_limit before the output rescale: beyond it the output
+//     saturates anyway (|acc * ratio| >= 512 > 255 + |zp| span), and the clamp keeps every intermediate provably
+//     inside int32 for EVERY valid scale combination (without it, e.g. s_a = s_b = 10, s_out = 1e-4 gives a mul
+//     ratio of 10^6 and a rescaled product of up to 6.5e10, which range analysis rightly refuses).
+// Float NaN rule (numpy, ONNX Runtime): Min and Max return NaN when EITHER operand is NaN; Add, Sub, Mul propagate
+// NaN by IEEE arithmetic.
 // Operand order is never changed (x - 0 is x, 0 - x is -x: seed B7); broadcasting gives stride-0 axes (seed B5).
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <span>
 
 #include <janus/layout/broadcast.hpp>
@@ -27,7 +35,18 @@ struct BinaryQuantPlan {
     std::int32_t zp_a = 0, zp_b = 0, zp_out = 0;
     numeric::QuantizedMultiplier m_a{}, m_b{}, m_out{};
     int left_shift = 0;
+    std::int32_t acc_limit = 0;  ///< add/sub/mul: |combined value| clamped to this before the output rescale
 };
+
+namespace detail {
+/// Smallest L <= bound such that every |acc| >= L saturates the output: |acc * m| >= 512 (rq is within 1 of exact,
+/// and 511 - 255 > 255, the widest distance from a zero point to the far end of int8/uint8).
+inline std::int32_t saturation_limit(std::int64_t bound, const numeric::QuantizedMultiplier& m) {
+    if (m.is_zero()) return static_cast<std::int32_t>(bound);
+    const long double l = std::ceil(512.0L / m.value());
+    return static_cast<std::int32_t>(l < static_cast<long double>(bound) ? static_cast<std::int64_t>(l) : bound);
+}
+}  // namespace detail
 
 template <expr::BinOp Kind>
 Result<BinaryQuantPlan> plan_binary_quant(const numeric::QuantParams& a, const numeric::QuantParams& b,
@@ -44,8 +63,10 @@ Result<BinaryQuantPlan> plan_binary_quant(const numeric::QuantParams& a, const n
         JANUS_TRY(p.m_b, numeric::quantize_multiplier(sb / twice_max, what + ": input[1] scale ratio"));
         JANUS_TRY(p.m_out, numeric::quantize_multiplier(twice_max / (static_cast<double>(1 << p.left_shift) * so),
                                                         what + ": output scale ratio"));
+        p.acc_limit = detail::saturation_limit(std::int64_t{1} << 29, p.m_out);  // |ra + rb| <= 2 * 2^27 + 2
     } else if constexpr (Kind == expr::BinOp::mul) {
         JANUS_TRY(p.m_out, numeric::quantize_multiplier(sa * sb / so, what + ": product scale ratio"));
+        p.acc_limit = detail::saturation_limit(255 * 255, p.m_out);
     } else {
         JANUS_TRY(p.m_a, numeric::quantize_multiplier(sa / so, what + ": input[0] scale ratio"));
         JANUS_TRY(p.m_b, numeric::quantize_multiplier(sb / so, what + ": input[1] scale ratio"));
@@ -62,9 +83,10 @@ auto binary_quant_expr(const BinaryQuantPlan& p) {
     if constexpr (Kind == BinOp::add || Kind == BinOp::sub) {
         const auto ra = rq<R>(shl(a, p.left_shift), p.m_a);
         const auto rb = rq<R>(shl(b, p.left_shift), p.m_b);
-        return sat<To>(add(rq<R>(Bin<Kind, decltype(ra), decltype(rb)>{{}, ra, rb}, p.m_out), cst(p.zp_out)));
+        const auto acc = clamp(Bin<Kind, decltype(ra), decltype(rb)>{{}, ra, rb}, -p.acc_limit, p.acc_limit);
+        return sat<To>(add(rq<R>(acc, p.m_out), cst(p.zp_out)));
     } else if constexpr (Kind == BinOp::mul) {
-        return sat<To>(add(rq<R>(mul(a, b), p.m_out), cst(p.zp_out)));
+        return sat<To>(add(rq<R>(clamp(mul(a, b), -p.acc_limit, p.acc_limit), p.m_out), cst(p.zp_out)));
     } else {
         const auto ra = rq<R>(a, p.m_a);
         const auto rb = rq<R>(b, p.m_b);
@@ -91,6 +113,16 @@ struct binary_elementwise {
         return TensorType{in[0].dtype, s, std::nullopt};
     }
 
+    /// The float32 element expression: the kind itself; min/max also return a NaN first operand (the primitive
+    /// returns the second operand when either is NaN, so a NaN second operand already propagates).
+    static auto float_expr() {
+        using namespace expr;
+        const auto e = Bin<Kind, In<0, float>, In<1, float>>{};
+        const auto x = In<0, float>{};
+        if constexpr (Kind == BinOp::min || Kind == BinOp::max) return select(ne(x, x), x, e);
+        else return e;
+    }
+
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs&, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<Derived>(in));
         JANUS_TRY(Layout la, broadcast_to(in[0].layout, out.shape, op_what<Derived>(0)));
@@ -99,7 +131,7 @@ struct binary_elementwise {
         const MapOptions mo{ctx.simd, -1};
         if (in[0].dtype == DType::f32) {
             Tensor y = Tensor::zeros(DType::f32, out.shape);
-            const auto e = expr::Bin<Kind, expr::In<0, float>, expr::In<1, float>>{};
+            const auto e = float_expr();
             JANUS_CHECK(run_map(e, std::span<const Tensor>(views), y, mo, op_what<Derived>()));
             return y;
         }

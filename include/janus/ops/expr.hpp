@@ -6,7 +6,9 @@
 // Its structure is known at compile time; its parameters (zero points, multipliers, tables) are runtime values
 // held in the nodes. The same tree is
 //   - evaluated one element at a time (`eval(ScalarArgs)`, the plain reference),
-//   - evaluated on xsimd batches (`eval(BatchArgs)`), BIT-IDENTICAL to the scalar path for every input,
+//   - evaluated on xsimd batches (`eval(BatchArgs)`), BIT-IDENTICAL to the scalar path for every input (one
+//     exception: a NaN result is NaN on both paths but its sign and payload are not promised when two NaNs meet,
+//     because compilers may commute IEEE + and * and x86 returns the first operand's NaN),
 //   - range-checked (`range()`): every intermediate integer is proved to fit int32 before a kernel is built (A5),
 //   - printed (`print()`) for debug logs and golden tests,
 //   - walked by the NPU emitter (`children()`), which maps each node kind to vnpu instructions.
@@ -38,6 +40,7 @@
 #include <janus/core/dtype.hpp>
 #include <janus/numeric/range.hpp>
 #include <janus/numeric/rounding.hpp>
+#include <janus/ops/simd_fixed_point.hpp>
 
 namespace janus::expr {
 
@@ -259,7 +262,10 @@ struct Sat : node_tag {
             // of operations is the batch path's, step for step.
             const float r = std::nearbyint(v > static_cast<float>(lo) ? v : static_cast<float>(lo));
             const float c = r < flt_hi() ? r : flt_hi();
-            return static_cast<std::int32_t>(c > static_cast<float>(lo) ? c : static_cast<float>(lo));
+            const auto n = static_cast<std::int32_t>(c > static_cast<float>(lo) ? c : static_cast<float>(lo));
+            // int32 only: a float above flt_hi() is >= 2^31 and saturates to hi = flt_hi() + 127.
+            if constexpr (top() != 0) return r > flt_hi() ? n + top() : n;
+            else return n;
         } else {
             const std::int32_t v = e.eval(a);
             return v < lo ? static_cast<std::int32_t>(lo) : v > hi ? static_cast<std::int32_t>(hi) : v;
@@ -272,12 +278,16 @@ struct Sat : node_tag {
         else if constexpr (is_float_v<S>) {
             const auto raw = e.eval(a);
             const auto zero = xsimd::batch<float, arch>(0.0f);
-            const auto v = xsimd::select(raw != raw, zero, raw);  // NaN -> 0
+            const auto v = xsimd::select(!(raw == raw), zero, raw);  // NaN -> 0 (not `!=`: see Cmp::apply)
             const auto lo_b = xsimd::batch<float, arch>(static_cast<float>(lo));
             const auto hi_b = xsimd::batch<float, arch>(flt_hi());
             const auto r = xsimd::nearbyint(xsimd::select(v > lo_b, v, lo_b));
             const auto c = xsimd::select(r < hi_b, r, hi_b);
-            return xsimd::batch_cast<std::int32_t>(xsimd::select(c > lo_b, c, lo_b));
+            const auto n = xsimd::batch_cast<std::int32_t>(xsimd::select(c > lo_b, c, lo_b));
+            if constexpr (top() != 0)
+                return n + xsimd::batch_cast<std::int32_t>(
+                               xsimd::select(r > hi_b, xsimd::batch<float, arch>(static_cast<float>(top())), zero));
+            else return n;
         } else {
             const auto v = e.eval(a);
             return xsimd::min(xsimd::max(v, batch_t<T>(static_cast<std::int32_t>(lo))),
@@ -295,6 +305,8 @@ struct Sat : node_tag {
 private:
     // The largest float <= hi (2^31 - 1 is not a float; 2147483520 is the largest float below 2^31).
     static constexpr float flt_hi() { return hi >= 2147483520 ? 2147483520.0f : static_cast<float>(hi); }
+    // hi - flt_hi(): 127 for int32 (whose saturation needs one more step), 0 for int8 / uint8.
+    static constexpr std::int32_t top() { return hi >= 2147483520 ? static_cast<std::int32_t>(hi - 2147483520) : 0; }
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -343,7 +355,11 @@ struct Bin : node_tag {
         const auto y = b.eval(s);
         if constexpr (Op == BinOp::add) return x + y;
         else if constexpr (Op == BinOp::sub) return x - y;
-        else if constexpr (Op == BinOp::mul) return x * y;
+        else if constexpr (Op == BinOp::mul && !is_float_v<type>) {
+            // Through uint32 lanes: xsimd 8.1's SSE2 int32 multiply is a per-lane signed `*` (UB on overflow).
+            using U = xsimd::batch<std::uint32_t, arch>;
+            return xsimd::bitwise_cast<batch_t<type>>(xsimd::bitwise_cast<U>(x) * xsimd::bitwise_cast<U>(y));
+        } else if constexpr (Op == BinOp::mul) return x * y;
         else if constexpr (Op == BinOp::div) return x / y;
         else if constexpr (Op == BinOp::min) return xsimd::select(x < y, x, y);
         else return xsimd::select(x > y, x, y);
@@ -409,7 +425,10 @@ struct Un : node_tag {
 
 private:
     static batch_t<type> eval(const batch_t<type>& x) {
-        if constexpr (Op == UnOp::neg) return -x;
+        // Float negation flips the sign bit, NaN included, as scalar `-x` does (xsimd 8.1's AVX-512 `-x` computes
+        // 0 - x, which keeps a NaN's sign).
+        if constexpr (Op == UnOp::neg && is_float_v<type>) return x ^ batch_t<type>(-0.0f);
+        else if constexpr (Op == UnOp::neg) return -x;
         else if constexpr (Op == UnOp::abs) return xsimd::abs(x);
         else if constexpr (Op == UnOp::exp) return xsimd::exp(x);
         else if constexpr (Op == UnOp::tanh) return xsimd::tanh(x);
@@ -475,10 +494,13 @@ struct Rq : node_tag {
         const auto& q = per_channel.empty() ? m : per_channel[static_cast<std::size_t>(a.channel)];
         return R::apply(e.eval(a), q);
     }
-    // Portable fallback: per lane through the scalar primitive (so bit identity holds by construction). An ISA
-    // specialization belongs here only where bench/ shows it pays (docs/ARCHITECTURE.md).
+    // Per-tensor round_double (the default rounding) has an exact x86 SIMD form (ops/simd_fixed_point.hpp; the
+    // elementwise bench shows the gain). Everything else uses the portable fallback: per lane through the scalar
+    // primitive, bit-identical by construction.
     batch_t<type> eval(const BatchArgs& a) const {
         const auto x = e.eval(a);
+        if constexpr (std::is_same_v<R, numeric::round_double>)
+            if (per_channel.empty()) return simd::round_double_batch(x, m);
         if (per_channel.empty()) return detail::per_lane([q = m](std::int32_t v) { return R::apply(v, q); }, x);
         return detail::per_lane(
             [pc = per_channel](std::int32_t v, std::int32_t c) { return R::apply(v, pc[static_cast<std::size_t>(c)]); },
@@ -486,15 +508,26 @@ struct Rq : node_tag {
     }
     numeric::Interval range(const InputRanges& r) const {
         const auto x = e.range(r);
-        if (per_channel.empty()) return scale(x, m);
+        if (per_channel.empty()) return one_range(x, m);
         numeric::Interval out{0, 0};
         bool first = true;
         for (const auto& q : per_channel) {
-            const auto y = scale(x, q);
+            const auto y = one_range(x, q);
             out = first ? y : join(out, y);
             first = false;
         }
         return out;
+    }
+    /// round_double saturates x << shift before multiplying (rounding.hpp), so for shift > 0 its values are those of
+    /// the saturated shifted input times the bare mantissa, not of x * M; the other modes are exact up to rounding.
+    static numeric::Interval one_range(numeric::Interval x, const numeric::QuantizedMultiplier& q) {
+        if constexpr (std::is_same_v<R, numeric::round_double>) {
+            if (q.shift > 0 && q.multiplier != 0)
+                return scale(clamp(shift_left(x, q.shift), std::numeric_limits<std::int32_t>::min(),
+                                   std::numeric_limits<std::int32_t>::max()),
+                             numeric::QuantizedMultiplier{q.multiplier, 0});
+        }
+        return scale(x, q);
     }
     void print(std::string& s) const {
         s += "rq<" + std::string(R::name) + ">(";
@@ -579,7 +612,9 @@ private:
         else if constexpr (Op == CmpOp::gt) return x > y;
         else if constexpr (Op == CmpOp::ge) return x >= y;
         else if constexpr (Op == CmpOp::eq) return x == y;
-        else return x != y;
+        // IEEE `!=` is true for NaN. Spelled !(x == y): xsimd 8.1's AVX/AVX-512 `!=` is ordered (_CMP_NEQ_OQ) and
+        // returns false for NaN (xsimd issue #805, fixed after 8.1); SSE2's `!=` and the scalar one are right.
+        else return !(x == y);
     }
 };
 
