@@ -1,7 +1,7 @@
 #pragma once
 // Binary elementwise operators with numpy broadcasting. Each op is ONE definition: its combine kind (expr::BinOp).
 // Both kernels are derived from that kind:
-//   - float32:   map(bin<kind>(a, b))
+//   - float32:   map(bin<kind>(a, b)) (min/max: NaN-propagating, see the NaN rule below)
 //   - quantized: a rule chosen by the kind (docs/numerics.md "Elementwise operators"):
 //       add, sub  "common scale": both inputs are brought to a shared fixed-point scale with 20 bits of headroom
 //                 (x - zp) << 20, each rescaled by s_x / (2 max(s_a, s_b)), combined, then rescaled by
