@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <janus/layout/layout.hpp>
+#include <support/check_rule.hpp>
 
 namespace janus::test {
 
@@ -74,15 +75,5 @@ struct Materialized {
         return r;
     }
 };
-
-/// Check an Error: the rule, and that input/detail are non-empty.
-#define CHECK_RULE(result, expected_rule)                                    \
-    do {                                                                     \
-        const auto& r_ = (result);                                           \
-        REQUIRE_FALSE(r_.ok());                                              \
-        CHECK(r_.error().rule == (expected_rule));                           \
-        CHECK_FALSE(r_.error().input.empty());                               \
-        CHECK_FALSE(r_.error().detail.empty());                              \
-    } while (false)
 
 }  // namespace janus::test

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <janus/ops/movement.hpp>
+#include <support/check_rule.hpp>
 
 namespace janus::test {
 
@@ -68,16 +69,6 @@ Tensor run_span(const std::vector<Tensor>& in, const typename O::Attrs& a, std::
     if (!r.ok()) FAIL(r.error().message());
     return r.value();
 }
-
-/// Check an Error: the rule, and that input/detail are non-empty.
-#define CHECK_RULE(result, expected_rule)                                    \
-    do {                                                                     \
-        const auto& r_ = (result);                                           \
-        REQUIRE_FALSE(r_.ok());                                              \
-        CHECK(r_.error().rule == (expected_rule));                           \
-        CHECK_FALSE(r_.error().input.empty());                               \
-        CHECK_FALSE(r_.error().detail.empty());                              \
-    } while (false)
 
 /// Row-major position of idx in shape, and the index of a row-major position (plain arithmetic).
 inline std::int64_t flat(const Dims& idx, const Shape& shape) {

@@ -13,20 +13,12 @@
 #include <vector>
 
 #include <janus/ops/quantize.hpp>
+#include <support/check_rule.hpp>
 
 using namespace janus;
 using namespace janus::ops;
 
 namespace {
-
-#define CHECK_RULE(result, expected_rule)                 \
-    do {                                                  \
-        const auto& r_ = (result);                        \
-        REQUIRE_FALSE(r_.ok());                           \
-        CHECK(r_.error().rule == (expected_rule));        \
-        CHECK_FALSE(r_.error().input.empty());            \
-        CHECK_FALSE(r_.error().detail.empty());           \
-    } while (false)
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();

@@ -9,20 +9,12 @@
 
 #include <janus/ops/quant_expr.hpp>
 #include <janus/ops/window.hpp>
+#include <support/check_rule.hpp>
 
 using namespace janus;
 using namespace janus::ops;
 
 namespace {
-
-#define CHECK_RULE(result, expected_rule)                 \
-    do {                                                  \
-        const auto& r_ = (result);                        \
-        REQUIRE_FALSE(r_.ok());                           \
-        CHECK(r_.error().rule == (expected_rule));        \
-        CHECK_FALSE(r_.error().input.empty());            \
-        CHECK_FALSE(r_.error().detail.empty());           \
-    } while (false)
 
 std::vector<float> iota_f(int n, float sign = 1.0f) {
     std::vector<float> v(static_cast<std::size_t>(n));
