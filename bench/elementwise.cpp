@@ -2,6 +2,8 @@
 // Run: cmake --preset bench && cmake --build --preset bench && ./build/bench/janus_bench_elementwise
 #include <benchmark/benchmark.h>
 
+#include "bench_tensors.hpp"
+
 #include <random>
 #include <vector>
 
@@ -12,19 +14,7 @@ namespace {
 
 using namespace janus;
 
-template <class T>
-Tensor random_tensor(const Shape& s, std::optional<numeric::QuantParams> q, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::vector<T> v(static_cast<std::size_t>(element_count(s)));
-    if constexpr (std::is_same_v<T, float>) {
-        std::uniform_real_distribution<float> d(-4.0f, 4.0f);
-        for (auto& x : v) x = d(rng);
-    } else {
-        std::uniform_int_distribution<int> d(-128, 127);
-        for (auto& x : v) x = static_cast<T>(d(rng));
-    }
-    return Tensor::from<T>(s, v, std::move(q));
-}
+using bench::random_tensor;
 
 const Shape act{1, 64, 56, 56};
 const Shape per_channel{1, 64, 1, 1};
