@@ -676,8 +676,11 @@ struct Lut : node_tag {
     static constexpr std::int32_t base = static_cast<std::int32_t>(type_range<In>().lo);
 
     std::int32_t eval(const ScalarArgs& a) const { return table->values[static_cast<std::size_t>(e.eval(a) - base)]; }
+    // Lane by lane: a hardware gather (vpgatherdd) measured slower than 16 scalar loads on this AMD EPYC
+    // (bench/RESULTS.md, SigmoidInt8).
     batch_t<type> eval(const BatchArgs& a) const {
-        return batch_t<type>::gather(table->values.data(), e.eval(a) - batch_t<type>(base));
+        const auto* t = table->values.data();
+        return detail::per_lane([t](std::int32_t v) { return t[static_cast<std::size_t>(v - base)]; }, e.eval(a));
     }
     numeric::Interval range(const InputRanges& r) const {
         (void)e.range(r);
