@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <janus/ops/binary.hpp>
+#include <support/indices.hpp>
 
 namespace {
 
@@ -45,22 +46,6 @@ Tensor run(const Tensor& a, const Tensor& b, std::optional<TensorType> out = std
     auto r = call<O>({a, b}, {}, std::move(out), ctx);
     REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message()));
     return *r;
-}
-
-/// Every index of `shape`, row-major.
-std::vector<Dims> all_indices(const Shape& shape) {
-    std::vector<Dims> r;
-    if (element_count(shape) == 0) return r;
-    Dims idx = Dims::filled(shape.size(), 0);
-    for (;;) {
-        r.push_back(idx);
-        int k = shape.size() - 1;
-        for (; k >= 0; --k) {
-            if (++idx[k] < shape[k]) break;
-            idx[k] = 0;
-        }
-        if (k < 0) return r;
-    }
 }
 
 /// The index of a broadcast input for output index i (right-aligned; extent 1 reads index 0).

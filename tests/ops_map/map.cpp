@@ -17,6 +17,7 @@
 #include <janus/numeric/rounding.hpp>
 #include <janus/ops/map.hpp>
 #include <janus/ops/reduce.hpp>
+#include <support/indices.hpp>
 
 namespace {
 
@@ -25,22 +26,6 @@ namespace ex = janus::expr;
 namespace num = janus::numeric;
 using ops::MapOptions;
 using ops::run_map;
-
-/// Every index of `shape`, row-major (plain odometer, independent of layout/iterate.hpp).
-std::vector<Dims> all_indices(const Shape& shape) {
-    std::vector<Dims> r;
-    if (element_count(shape) == 0) return r;
-    Dims idx = Dims::filled(shape.size(), 0);
-    for (;;) {
-        r.push_back(idx);
-        int k = shape.size() - 1;
-        for (; k >= 0; --k) {
-            if (++idx[k] < shape[k]) break;
-            idx[k] = 0;
-        }
-        if (k < 0) return r;
-    }
-}
 
 template <class T>
 T random_value(std::mt19937& rng) {

@@ -15,6 +15,7 @@
 
 #include <janus/core/dtype.hpp>
 #include <janus/core/error.hpp>
+#include <janus/layout/iterate.hpp>
 #include <janus/layout/layout.hpp>
 #include <janus/numeric/quant_params.hpp>
 
@@ -94,17 +95,7 @@ struct Tensor {
         JANUS_ASSERT(dtype_v<T> == dtype);
         std::vector<T> out;
         out.reserve(static_cast<std::size_t>(elements()));
-        if (elements() == 0) return out;
-        Dims idx = Dims::filled(rank(), 0);
-        for (;;) {
-            out.push_back(at<T>(idx));
-            int k = rank() - 1;
-            for (; k >= 0; --k) {
-                if (++idx[k] < shape()[k]) break;
-                idx[k] = 0;
-            }
-            if (k < 0) break;
-        }
+        for_each_index(shape(), [&](const Dims& idx) { out.push_back(at<T>(idx)); });
         return out;
     }
 
