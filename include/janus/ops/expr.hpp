@@ -21,7 +21,8 @@
 // The primitive set is deliberately small; adding one is a documented decision (docs/ARCHITECTURE.md):
 //   in, cst, chan (per-channel constant), widen, to_float, sat (narrow with saturation; from float: round half
 //   to even), add, sub, mul, div (float), min, max, abs, neg, shl, rshift (round half away), rq (fixed-point
-//   multiply with a rounding-mode TYPE, per-tensor or per-channel), clamp, cmp (lt le gt ge eq ne), select,
+//   multiply with a rounding-mode TYPE, per-tensor or per-channel), rq_indexed (rq with the multiplier looked up
+//   per element by an integer index expression: averaging divisors), clamp, cmp (lt le gt ge eq ne), select,
 //   lut (256-entry table), and float exp / tanh / erf (xsimd's algorithms on both paths).
 #include <algorithm>
 #include <array>
@@ -540,6 +541,52 @@ struct Rq : node_tag {
     template <class F> void children(F&& f) const { f(e); }
 };
 
+/// round_R(x * table[k - base]): fixed-point multiply by a multiplier chosen PER ELEMENT by an integer index
+/// expression k (e.g. the divisor of an averaging window: ops/pool.hpp, one multiplier per count). Every k must lie
+/// in [base, base + table.size()): range() proves it and reports an unbounded interval otherwise, so check_ranges
+/// refuses the expression ("intermediate-fits-int32" on node rq_indexed). The span must outlive the expression.
+template <numeric::RoundingMode R, Expr E, Expr K>
+struct RqIndexed : node_tag {
+    static_assert(is_int_v<typename E::type> && is_int_v<typename K::type>, "rq_indexed() takes integer x and k");
+    using type = std::int32_t;
+    using rounding = R;
+    static constexpr std::string_view kind = "rq_indexed";
+    static constexpr int arity = E::arity > K::arity ? E::arity : K::arity;
+    E e;
+    K k;
+    std::span<const numeric::QuantizedMultiplier> table{};
+    std::int32_t base = 0;
+
+    std::int32_t eval(const ScalarArgs& a) const {
+        return R::apply(e.eval(a), table[static_cast<std::size_t>(k.eval(a) - base)]);
+    }
+    batch_t<type> eval(const BatchArgs& a) const {  // portable fallback: per lane through the scalar primitive
+        return detail::per_lane([t = table, b = base](std::int32_t v, std::int32_t i) {
+            return R::apply(v, t[static_cast<std::size_t>(i - b)]);
+        }, e.eval(a), k.eval(a));
+    }
+    numeric::Interval range(const InputRanges& r) const {
+        const auto x = e.range(r);
+        const auto i = k.range(r);
+        if (table.empty() || i.lo < base || i.hi >= base + static_cast<std::int64_t>(table.size()))
+            return numeric::Interval::unbounded();
+        numeric::Interval out{0, 0};
+        for (std::int64_t j = i.lo; j <= i.hi; ++j) {
+            const auto y = Rq<R, E>::one_range(x, table[static_cast<std::size_t>(j - base)]);
+            out = j == i.lo ? y : join(out, y);
+        }
+        return out;
+    }
+    void print(std::string& s) const {
+        s += "rq_indexed<" + std::string(R::name) + ">(";
+        e.print(s);
+        s += ", ";
+        k.print(s);
+        s += ", table[" + std::to_string(table.size()) + "]@" + std::to_string(base) + ")";
+    }
+    template <class F> void children(F&& f) const { f(e); f(k); }
+};
+
 /// min(max(x, lo), hi).
 template <Expr E>
 struct Clamp : node_tag {
@@ -719,6 +766,10 @@ template <Expr E> Rshift<E> rshift(E e, int s) { return {{}, e, s}; }
 template <numeric::RoundingMode R, Expr E> Rq<R, E> rq(E e, numeric::QuantizedMultiplier m) { return {{}, e, m, {}}; }
 template <numeric::RoundingMode R, Expr E>
 Rq<R, E> rq(E e, std::span<const numeric::QuantizedMultiplier> per_channel) { return {{}, e, {}, per_channel}; }
+template <numeric::RoundingMode R, Expr E, Expr K>
+RqIndexed<R, E, K> rq_indexed(E e, K k, std::span<const numeric::QuantizedMultiplier> table, std::int32_t base) {
+    return {{}, e, k, table, base};
+}
 template <Expr E> Clamp<E> clamp(E e, lane_t<typename Clamp<E>::type> lo, lane_t<typename Clamp<E>::type> hi) {
     return {{}, e, lo, hi};
 }

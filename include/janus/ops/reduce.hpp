@@ -21,6 +21,8 @@
 // Per-channel epilogues: ReduceOptions::channel_axis names the axis (in the kept-dims coordinates, i.e. the input's
 // axis numbering) whose coordinate feeds post's chan / per-channel rq nodes; -1 when post has none.
 // The data movement the reduction implies is reported in ReduceStats (elements read per output, strides walked).
+// Arg-reductions (run_arg_reduce, at the end of this header) extend this contract with an index-aware combine over
+// one axis: (value, index) pairs, ties to the first index unless `last`, int64 indices out; same walk, same stats.
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -204,6 +206,106 @@ Result<ReduceStats> run_reduce(const Pre& pre, expr::lane_t<typename Pre::type> 
     Tensor out_view = out.view(out_keep);
     const Tensor acc_arr[1] = {acc};
     JANUS_CHECK(run_map(post, std::span<const Tensor>(acc_arr), out_view, MapOptions{opt.simd, opt.channel_axis}, what));
+    return stats;
+}
+
+// ---- Arg-reductions: the index-aware combine (ArgMax / ArgMin, ops/argreduce.hpp) ----------------------------------
+// An extension of the contract above, not a change to it: the same four parts, with an index riding along.
+//   - pre:     element expression In<0, InT> -> comparison lane (int32 or float), e.g. widen(x) or x;
+//   - combine: max or min over ONE axis, on (value, index) pairs: the candidate replaces the accumulator when its
+//              value is strictly better, or, with `last`, when it ties (ties keep the first index otherwise);
+//              float NaN (numpy): a NaN is better than every number and ties with another NaN, so the result is
+//              the first NaN (the last one with `last`) for max AND min;
+//   - init:    none: the group's first element (extent 0 is an error, rule "nonempty-reduction");
+//   - post:    none: `out` (int64, keep-dims or reduced rank) receives the index along the axis.
+// Order (seed A1): the input is walked in row-major order, as run_reduce walks it, so "first" and "last" are the
+// index order along the axis. The loop is the plain scalar reference (selection does no arithmetic; opt.simd is
+// accepted and has no effect). ReduceStats reports the same data movement as run_reduce over {axis}.
+template <expr::BinOp Combine, expr::Expr Pre>
+Result<ReduceStats> run_arg_reduce(const Pre& pre, const Tensor& in, int axis, bool last, Tensor& out,
+                                   const ReduceOptions& opt = {}, const std::string& what = "arg_reduce") {
+    static_assert(Combine == expr::BinOp::min || Combine == expr::BinOp::max, "an arg-reduction combines with min or max");
+    using V = typename Pre::type;
+    static_assert(std::is_same_v<V, std::int32_t> || std::is_same_v<V, float>,
+                  "pre must produce the comparison lane (int32 or float): wrap it in widen()");
+    static_assert(Pre::arity == 1, "pre reads exactly one input: In<0, InT>");
+    (void)opt;
+    const int rank = in.rank();
+    if (axis < 0 || axis >= rank)
+        return make_error(what, "axis " + std::to_string(axis), "axes-sorted-unique-in-range",
+                          "the axis must be in [0, " + std::to_string(rank) + ")");
+    if (out.dtype != DType::i64)
+        return make_error(what, "output", "output-dtype", "an arg-reduction writes int64 indices");
+    const std::int64_t extent = in.shape()[axis];
+    const Shape keep = reduced_shape_keepdims(in.shape(), Dims{axis});
+    if (extent == 0 && element_count(keep) > 0)
+        return make_error(what, "axis " + std::to_string(axis), "nonempty-reduction",
+                          "the axis has extent 0: there is no element to select");
+
+    // `out` in kept-dims coordinates (a removed axis becomes a unit axis of stride 0, as in run_reduce).
+    Layout out_keep = out.layout;
+    if (out.rank() == rank - 1) {
+        Layout l{keep, Dims::filled(rank, 0), out.layout.offset, out.layout.elem_size};
+        for (int k = 0, j = 0; k < rank; ++k)
+            if (k != axis) l.shape[k] = out.shape()[j], l.strides[k] = out.layout.strides[j++];
+        out_keep = l;
+    }
+    if (!(out_keep.shape == keep))
+        return make_error(what, "output", "output-shape",
+                          "output shape " + out.shape().str() + " does not match the reduction of " + in.shape().str());
+
+    ReduceStats stats;
+    stats.outputs = element_count(keep);
+    stats.reads_per_output = extent;
+    stats.reduced_strides.push_back(in.layout.strides[axis]);
+    stats.inner_axis_reduced = axis == rank - 1;
+
+    // Accumulators in kept-dims order; acc_at maps an input coordinate to its accumulator (stride 0 along axis).
+    std::vector<V> best(static_cast<std::size_t>(stats.outputs));
+    std::vector<std::int64_t> where(static_cast<std::size_t>(stats.outputs), -1);
+    Layout acc_at = Layout::contiguous(keep, 1);
+    acc_at.shape = in.shape();
+    acc_at.strides[axis] = 0;
+
+    auto nan = [](V v) {
+        if constexpr (std::is_same_v<V, float>) return v != v;
+        else return (void)v, false;
+    };
+    auto better = [&](V y, V x) {  // y strictly better than x
+        if (nan(y) || nan(x)) return nan(y) && !nan(x);
+        if constexpr (Combine == expr::BinOp::max) return y > x;
+        else return y < x;
+    };
+    auto ties = [&](V y, V x) { return nan(y) ? nan(x) : (!nan(x) && y == x); };
+    const DType in_dt = in.dtype;
+    auto value = [&](const std::byte* p) {
+        expr::ScalarArgs a;
+        visit_dtype(in_dt, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            if constexpr (std::is_same_v<T, float>) a.f[0] = detail::load_lane<float>(p);
+            else if constexpr (expr::is_int_v<T>) a.i[0] = detail::load_lane<T>(p);
+        });
+        return pre.eval(a);
+    };
+    const std::int64_t in_inner = rank > 0 ? in.layout.strides[rank - 1] : 0;
+    Dims pos;
+    for_each_row(in.shape(), [&](const Dims& idx, std::int64_t n) {
+        const std::byte* ip = in.data() + in.layout.address(idx);
+        pos = idx;
+        for (std::int64_t j = 0; j < n; ++j) {
+            if (rank > 0) pos[rank - 1] = j;
+            const auto a = static_cast<std::size_t>(acc_at.address(pos));
+            const std::int64_t i = pos[axis];
+            const V v = value(ip + j * in_inner);
+            if (where[a] < 0 || better(v, best[a]) || (last && ties(v, best[a]))) best[a] = v, where[a] = i;
+        }
+    });
+
+    std::size_t k = 0;
+    for_each_index(keep, [&](const Dims& o) {
+        const std::int64_t v = where[k++];
+        std::memcpy(out.data() + out_keep.address(o), &v, sizeof v);
+    });
     return stats;
 }
 

@@ -29,7 +29,9 @@
 //   (large pads, or dilation stepping over a short input): then acc = init and count_valid = 0; post decides.
 // Padding is never combined: for add that IS the real value 0 (pre must map the zero point to 0, i.e. subtract it);
 // for max / min it equals a pad value of -inf / the type's lowest (resp. +inf): padding never wins.
-// NaN (float): max / min keep the accumulator when the new element is NaN (as reduce); add propagates NaN.
+// NaN (float): max / min keep the accumulator when the new element is NaN (`y > acc ? y : acc`), so NaN elements are
+// skipped and an all-NaN window yields init (ONNX Runtime's MaxPool loop). This is NOT reduce.hpp's numpy rule
+// (ReduceMax / ArgMax: NaN wins); both are tested. add propagates NaN.
 //
 // Kernel shape: pre is a `map` over the input (In<0, InT> -> accumulator type int32 or float), the window loop only
 // combines, and post is a `map` over {acc, count} (In<0, Acc>, In<1, int32>) into `out`: the epilogue is written
