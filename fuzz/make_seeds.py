@@ -176,11 +176,23 @@ def seeds_quantize_multiplier():
     }
 
 
+def registry_op_names():
+    """The op type names of ops::all_ops, in table order, read from include/janus/ops/registry.hpp (the one list)."""
+    import re
+
+    text = (FUZZ_DIR.parent / "include/janus/ops/registry.hpp").read_text()
+    body = re.search(r"all_ops\s*=\s*boost::hana::tuple_t<(.*?)>;", text, re.S).group(1)
+    body = re.sub(r"//[^\n]*", "", body)
+    return [n.strip() for n in body.split(",") if n.strip()]
+
+
 def seeds_op_infer():
     """fuzz/op_infer.cpp: op index, input count, family (even = quantized), storage (odd = int8), then per input
     rank, extents (byte % 6 == 0 picks 0 or 1, else 1 + next byte % 5), dtype or quantization bytes, then the
-    attribute count and attributes (name pick, kind, value bytes). One float and one quantized seed per op."""
-    op_count = 34  # len(ops::all_ops); bytes are taken modulo it, so a stale count still gives valid seeds
+    attribute count and attributes (name pick, kind, value bytes). One float and one quantized seed per op, plus
+    hand-written valid calls of the ops that need rank-4 inputs, several operands or string attributes."""
+    names = registry_op_names()
+    op = {n: i for i, n in enumerate(names)}
 
     def extents(shape):
         out = []
@@ -188,17 +200,100 @@ def seeds_op_infer():
             out += [1, d - 1] if d >= 1 else [0, 0]
         return out
 
+    def f32_in(shape, int32=False):  # float family: dtype byte % 16 == 0 is int32
+        return [len(shape), *extents(shape), 0 if int32 else 1]
+
+    def q_in(shape, axis0=False):  # quantized family: mode 1 per-tensor, 3 per-channel on axis 0; scale 0.25, zp 0
+        channels = shape[0] if axis0 else 1
+        return [len(shape), *extents(shape), 3 if axis0 else 1] + [2, 128] * channels
+
+    def q_plain(shape, mode):  # quantized family, unquantized operand: mode 10 int32, 9 float32
+        return [len(shape), *extents(shape), {"i32": 10, "f32": 9}[mode]]
+
+    STRINGS = ["none", "tanh", "constant", "reflect", "edge", "int8", "uint8", "bogus", "", "NOTSET", "SAME_UPPER",
+               "SAME_LOWER", "VALID", "nearest", "linear", "cubic", "half_pixel", "asymmetric", "align_corners",
+               "pytorch_half_pixel", "tf_half_pixel_for_nn", "tf_crop_and_resize", "round_prefer_floor",
+               "round_prefer_ceil", "floor", "ceil", "stretch"]  # read_value's list in fuzz/op_infer.cpp
+
+    def a_int(pick, v):  # kind 0, selector 3 (small), then -9 + byte % 19
+        assert -9 <= v <= 9
+        return [pick, 0, 3, v + 9]
+
+    def a_ints(pick, vs):  # kind 3, count, then per value: selector 1 (small), -5 + byte % 11
+        assert all(-5 <= v <= 5 for v in vs)
+        return [pick, 3, len(vs)] + [b for v in vs for b in (1, v + 5)]
+
+    def a_floats(pick, vs):  # kind 4, count, then per value: selector 4, int8 byte / 16
+        return [pick, 4, len(vs)] + [b for v in vs for b in (4, int(v * 16) & 0xFF)]
+
+    def a_str(pick, text):  # kind 2, index into read_value's string list
+        return [pick, 2, STRINGS.index(text)]
+
+    def call(name, quantized, inputs, attrs=()):
+        head = [op[name], len(inputs), 0 if quantized else 1, 1]
+        body = [b for i in inputs for b in i]
+        return bytes(head + body + [len(attrs)] + [b for a in attrs for b in a])
+
     seeds = {}
-    for op in range(op_count):
-        f = [op, 2, 1, 0]
+    for i, name in enumerate(names):
+        f = [i, 2, 1, 0]
         for shape in ([2, 3], [3]):
-            f += [len(shape), *extents(shape), 1]  # dtype byte 1: float32
-        seeds[f"op{op:02d}_float"] = bytes(f + [0])
-        q = [op, 2, 0, 1]
+            f += f32_in(shape)
+        seeds[f"op{i:02d}_float"] = bytes(f + [0])
+        q = [i, 2, 0, 1]
         for shape in ([2, 3], [1, 3]):
-            q += [len(shape), *extents(shape), 1, 2, 128]  # mode 1 (per-tensor), scale 0.25, zero point 0
+            q += q_in(shape)
         # one attribute: the op's first attribute name, kind 3 (ints) with two small values
-        seeds[f"op{op:02d}_quant_attr"] = bytes(q + [1, 0, 3, 2, 6, 7])
+        seeds[f"op{i:02d}_quant_attr"] = bytes(q + [1] + a_ints(0, [1, 2]))
+
+    # Conv schema order: auto_pad, dilations, group, kernel_shape, pads, strides
+    seeds["conv_float_pads_strides"] = call("Conv", False, [f32_in([1, 2, 4, 4]), f32_in([2, 2, 3, 3]), f32_in([2])],
+                                            [a_ints(4, [1, 1, 1, 1]), a_ints(5, [2, 2])])
+    seeds["conv_quant_grouped_per_channel"] = call(
+        "Conv", True, [q_in([1, 2, 4, 4]), q_in([4, 1, 3, 3], axis0=True), q_plain([4], "i32")], [a_int(2, 2)])
+    seeds["conv_float_same_upper"] = call("Conv", False, [f32_in([1, 1, 5, 5]), f32_in([1, 1, 2, 2])],
+                                          [a_str(0, "SAME_UPPER"), a_ints(5, [2, 2])])
+    # ConvTranspose: auto_pad, dilations, group, kernel_shape, output_padding, output_shape, pads, strides
+    seeds["conv_transpose_float_output_padding"] = call(
+        "ConvTranspose", False, [f32_in([1, 2, 3, 3]), f32_in([2, 2, 3, 3])],
+        [a_ints(7, [2, 2]), a_ints(4, [1, 1])])
+    seeds["conv_transpose_quant"] = call("ConvTranspose", True, [q_in([1, 2, 3, 3]), q_in([2, 1, 2, 2])],
+                                         [a_int(2, 2)])
+    seeds["matmul_float_batched"] = call("MatMul", False, [f32_in([2, 2, 3]), f32_in([3, 4])])
+    seeds["matmul_quant"] = call("MatMul", True, [q_in([2, 3]), q_in([3, 4])])
+    # Gemm: alpha, beta, transA, transB
+    seeds["gemm_float_transB"] = call("Gemm", False, [f32_in([2, 3]), f32_in([4, 3]), f32_in([4])],
+                                      [a_int(3, 1)])
+    seeds["gemm_quant_bias"] = call("Gemm", True, [q_in([2, 3]), q_in([3, 4]), q_plain([4], "i32")])
+    # AveragePool: auto_pad, ceil_mode, count_include_pad, dilations, kernel_shape, pads, strides
+    seeds["average_pool_ceil_pads"] = call(
+        "AveragePool", True, [q_in([1, 2, 4, 4])],
+        [a_ints(4, [2, 2]), a_int(1, 1), a_ints(5, [0, 0, 1, 1]), a_int(2, 1)])
+    # MaxPool: auto_pad, ceil_mode, dilations, kernel_shape, pads, storage_order, strides
+    seeds["max_pool_dilated"] = call("MaxPool", True, [q_in([1, 2, 5, 5])],
+                                     [a_ints(3, [2, 2]), a_ints(2, [2, 2]), a_ints(6, [2, 1])])
+    seeds["global_average_pool"] = call("GlobalAveragePool", True, [q_in([1, 2, 3, 3])])
+    seeds["global_max_pool"] = call("GlobalMaxPool", False, [f32_in([1, 2, 3, 3])])
+    # ArgMax/ArgMin: axis, keepdims, select_last_index
+    seeds["argmax_axis1_last"] = call("ArgMax", True, [q_in([2, 3, 4])], [a_int(0, 1), a_int(1, 0), a_int(2, 1)])
+    seeds["argmin_float_negative_axis"] = call("ArgMin", False, [f32_in([2, 3, 4])], [a_int(0, -1)])
+    # Resize: scales, sizes, mode, coordinate_transformation_mode, nearest_mode, ...
+    seeds["resize_linear_scales"] = call("Resize", True, [q_in([1, 2, 3, 3])],
+                                         [a_floats(0, [1, 1, 2, 2]), a_str(2, "linear"),
+                                          a_str(3, "align_corners")])
+    seeds["resize_nearest_sizes"] = call("Resize", True, [q_in([1, 2, 3, 3])],
+                                         [a_ints(1, [1, 2, 5, 5]), a_str(4, "ceil"),
+                                          a_str(3, "tf_half_pixel_for_nn")])
+    # BatchNormalization: X, scale, B, mean, var
+    seeds["batch_norm_float"] = call("BatchNormalization", False, [f32_in([1, 2, 3, 3])] + [f32_in([2])] * 4)
+    seeds["batch_norm_quant"] = call("BatchNormalization", True,
+                                     [q_in([1, 2, 3, 3])] + [q_plain([2], "f32")] * 4)
+    seeds["instance_norm_quant"] = call("InstanceNormalization", True,
+                                        [q_in([1, 2, 3, 3]), q_plain([2], "f32"), q_plain([2], "f32")])
+    seeds["layer_norm_quant_axis"] = call("LayerNormalization", True,
+                                          [q_in([2, 3, 4]), q_plain([4], "f32"), q_plain([4], "f32")],
+                                          [a_int(0, -1)])
+    seeds["softmax_axis1"] = call("Softmax", True, [q_in([2, 3, 4])], [a_int(0, 1)])
     return seeds
 
 

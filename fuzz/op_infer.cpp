@@ -1,6 +1,6 @@
 // Fuzz target: every registered op's shape/type inference and kernel, on random input types and attributes.
 //
-// Decodes an op (from ops::all_ops), 0-4 input tensor types (rank <= 4, small extents, float32 or int8/uint8 with
+// Decodes an op (from ops::all_ops), 0-5 input tensor types (rank <= 4, small extents, float32 or int8/uint8 with
 // random and sometimes invalid quantization), and 0-4 attributes (a name from the op's schema or a junk name, a
 // random kind and value, including NaN, infinities and int64 extremes). Property (a __builtin_trap() when broken):
 // inference returns a well-formed Error (non-empty input, rule, detail) or a valid type (rank <= 6, extents >= 0,
@@ -57,27 +57,41 @@ ops::TensorType read_type(Reader& r, bool quantized, DType qdtype) {
         t.dtype = (r.u8() % 16 == 0) ? DType::i32 : DType::f32;
         return t;
     }
+    // The mode byte: % 11 == 10 an unquantized int32 tensor (a bias), % 11 == 9 a float32 one (norm parameters),
+    // % 11 == 3 per-channel on axis 0 (conv weights), % 5 == 0 per-channel on the last axis, else per-tensor.
+    const std::uint8_t mode = r.u8();
+    if (mode % 11 == 10 || mode % 11 == 9) {
+        t.dtype = mode % 11 == 10 ? DType::i32 : DType::f32;
+        return t;
+    }
     t.dtype = qdtype;
     numeric::QuantParams q;
     q.dtype = qdtype;
     const float scales[] = {0.01f, 0.05f, 0.25f, 1.0f, 3.0f, 1e-6f, 0.0f, -1.0f};
-    const std::uint8_t mode = r.u8();
-    const std::size_t channels = (mode % 5 == 0 && rank > 0) ? static_cast<std::size_t>(t.shape[rank - 1]) : 1;
+    const int axis = rank == 0 ? -1 : mode % 11 == 3 ? 0 : mode % 5 == 0 ? rank - 1 : -1;
+    const std::size_t channels = axis >= 0 ? static_cast<std::size_t>(t.shape[static_cast<std::size_t>(axis)]) : 1;
     for (std::size_t c = 0; c < channels; ++c) {
         q.scales.push_back(scales[r.u8() % (mode % 7 == 0 ? 8 : 6)]);
         q.zero_points.push_back(static_cast<std::int32_t>(qmin(qdtype) + r.u8() % 256));
     }
-    if (mode % 5 == 0 && rank > 0) q.axis = rank - 1;
+    if (axis >= 0) q.axis = axis;
     t.quant = q;
     return t;
 }
 
 ops::AttrValue read_value(Reader& r) {
-    static const char* const strings[] = {"none", "tanh", "constant", "reflect", "edge", "int8", "uint8", "bogus", ""};
+    static const char* const strings[] = {
+        "none",        "tanh",       "constant",   "reflect",          "edge",
+        "int8",        "uint8",      "bogus",      "",                 "NOTSET",
+        "SAME_UPPER",  "SAME_LOWER", "VALID",      "nearest",          "linear",
+        "cubic",       "half_pixel", "asymmetric", "align_corners",    "pytorch_half_pixel",
+        "tf_half_pixel_for_nn",      "tf_crop_and_resize",             "round_prefer_floor",
+        "round_prefer_ceil",         "floor",      "ceil",             "stretch"};
+    constexpr std::size_t n_strings = sizeof(strings) / sizeof(strings[0]);
     switch (r.u8() % 5) {
         case 0: return r.i64();
         case 1: return r.f32();
-        case 2: return std::string(strings[r.u8() % 9]);
+        case 2: return std::string(strings[r.u8() % n_strings]);
         case 3: {
             std::vector<std::int64_t> v(static_cast<std::size_t>(r.small(0, 8)));
             for (auto& x : v) x = r.u8() % 4 == 0 ? r.i64() : r.small(-5, 5);
@@ -98,7 +112,7 @@ ops::AttrValue read_value(Reader& r) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     Reader r{data, size};
     const std::string_view name = ops::op_names[r.u8() % ops::op_count];
-    const int n_inputs = static_cast<int>(r.small(0, 4));
+    const int n_inputs = static_cast<int>(r.small(0, 5));
     const bool quantized = r.u8() % 2 == 0;
     const DType qdtype = r.u8() % 2 ? DType::i8 : DType::u8;
     std::vector<ops::TensorType> types;
@@ -113,7 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const int n_attrs = static_cast<int>(r.small(0, 4));
     for (int k = 0; k < n_attrs; ++k) {
         const std::uint8_t pick = r.u8();
-        std::string key = attr_names.empty() || pick % 8 == 7 ? std::string("junk") + std::to_string(pick % 3)
+        std::string key = attr_names.empty() || pick >= 224 ? std::string("junk") + std::to_string(pick % 3)
                                                               : std::string(attr_names[pick % attr_names.size()]);
         attrs[key] = read_value(r);
     }

@@ -19,11 +19,18 @@
 #include <boost/hana/type.hpp>
 #include <boost/hana/unpack.hpp>
 
+#include <janus/ops/argreduce.hpp>
 #include <janus/ops/binary.hpp>
+#include <janus/ops/conv.hpp>
+#include <janus/ops/matmul.hpp>
 #include <janus/ops/movement.hpp>
+#include <janus/ops/norm.hpp>
 #include <janus/ops/op.hpp>
+#include <janus/ops/pool.hpp>
 #include <janus/ops/quantize.hpp>
 #include <janus/ops/reduction.hpp>
+#include <janus/ops/resize.hpp>
+#include <janus/ops/softmax.hpp>
 #include <janus/ops/unary.hpp>
 
 namespace janus::ops {
@@ -33,8 +40,16 @@ inline constexpr auto all_ops = boost::hana::tuple_t<Abs, Neg, Sign, Relu, Clip,
                                                      Sigmoid, Tanh, Exp, Erf, Gelu,
                                                      // binary elementwise
                                                      Add, Sub, Mul, Min, Max,
-                                                     // reductions
-                                                     ReduceSum, ReduceMean, ReduceMax, ReduceMin,
+                                                     // reductions and arg-reductions
+                                                     ReduceSum, ReduceMean, ReduceMax, ReduceMin, ArgMax, ArgMin,
+                                                     // contractions
+                                                     Conv, ConvTranspose, MatMul, Gemm,
+                                                     // windows
+                                                     AveragePool, MaxPool, GlobalAveragePool, GlobalMaxPool,
+                                                     Resize,
+                                                     // normalization
+                                                     BatchNormalization, InstanceNormalization,
+                                                     LayerNormalization, Softmax,
                                                      // data movement
                                                      Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand, Slice,
                                                      Concat, Pad,
