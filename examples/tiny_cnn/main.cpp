@@ -143,11 +143,11 @@ struct Network {
         JANUS_TRY(Tensor r, ops::call<ops::Relu>({c1}, {}, as(c1, q_c1), ctx));
         JANUS_TRY(Tensor p, ops::call<ops::MaxPool>({r}, pool2x2(), std::nullopt, ctx));  // a selection keeps q_c1
         JANUS_TRY(Tensor d, ops::call<ops::Conv>({p, wd.q, bd.q}, conv3x3(C1), as(p, q_dw), ctx));
-        JANUS_TRY(Tensor g, ops::call<ops::GlobalAveragePool>({d}, {}, ops::TensorType{DType::i8, Shape{1, C1, 1, 1}, q_gap},
-                                                              ctx));
+        JANUS_TRY(Tensor g, ops::call<ops::GlobalAveragePool>(
+                                {d}, {}, ops::TensorType{DType::i8, Shape{1, C1, 1, 1}, q_gap}, ctx));
         JANUS_TRY(Tensor fl, ops::call<ops::Flatten>({g}, {}, std::nullopt, ctx));
-        JANUS_TRY(Tensor lg, ops::call<ops::Gemm>({fl, wg.q, bg.q}, {}, ops::TensorType{DType::i8, Shape{1, classes}, q_logits},
-                                                  ctx));
+        JANUS_TRY(Tensor lg, ops::call<ops::Gemm>({fl, wg.q, bg.q}, {},
+                                                  ops::TensorType{DType::i8, Shape{1, classes}, q_logits}, ctx));
         JANUS_TRY(Tensor pr, ops::call<ops::Softmax>({lg}, {}, as(lg, q_prob), ctx));
         return std::vector<Tensor>{xq, c1, r, p, d, g, fl, lg, pr};
     }
@@ -183,8 +183,11 @@ int main() {
 
     // Calibrate activation scales on the float network. The depthwise conv's and the Gemm's biases are in units of
     // their input scales, so calibrate stage by stage.
-    const auto calibrate = [](float m) { return numeric::make_quant(DType::i8, std::max(m, 1e-3f) / 127.0f, 0).value(); };
-    net.bd = {Tensor::from<std::int32_t>(Shape{C1}, std::vector<std::int32_t>(C1, 0)), Tensor::zeros(DType::f32, Shape{C1})};
+    const auto calibrate = [](float m) {
+        return numeric::make_quant(DType::i8, std::max(m, 1e-3f) / 127.0f, 0).value();
+    };
+    net.bd = {Tensor::from<std::int32_t>(Shape{C1}, std::vector<std::int32_t>(C1, 0)),
+              Tensor::zeros(DType::f32, Shape{C1})};
     net.bg = {Tensor::from<std::int32_t>(Shape{classes}, std::vector<std::int32_t>(classes, 0)),
               Tensor::zeros(DType::f32, Shape{classes})};
     auto pass = net.run_float(x);
@@ -216,8 +219,8 @@ int main() {
 
     // Stage by stage: each quantized op against "dequantize its quantized input, run the float op, quantize (round
     // half to even, saturate)", within the bound docs/numerics.md states for the op.
-    const char* names[] = {"", "Conv 3x3", "Relu", "MaxPool", "Conv depthwise", "GlobalAveragePool", "Flatten", "Gemm",
-                           "Softmax"};
+    const char* names[] = {"",        "Conv 3x3", "Relu",   "MaxPool", "Conv depthwise", "GlobalAveragePool",
+                           "Flatten", "Gemm",     "Softmax"};
     const int bound[] = {0, 1, 0, 0, 1, 1, 0, 1, 1};  // LSB; Relu/MaxPool/Flatten on an unchanged grid are exact
     bool stages_ok = true;
     std::printf("stage              outputs  max |diff| (LSB)  bound\n");
@@ -234,7 +237,8 @@ int main() {
         const auto exact = ref->to_vector<float>();
         int worst = 0;
         for (std::size_t i = 0; i < got.size(); ++i) {
-            const double r = std::nearbyint(static_cast<double>(exact[i]) / static_cast<double>(q.scale())) + q.zero_point();
+            const double r =
+                std::nearbyint(static_cast<double>(exact[i]) / static_cast<double>(q.scale())) + q.zero_point();
             worst = std::max(worst, static_cast<int>(std::fabs(got[i] - std::clamp(r, -128.0, 127.0))));
         }
         stages_ok = stages_ok && worst <= bound[k];

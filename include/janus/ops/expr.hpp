@@ -834,4 +834,37 @@ Status prove_ranges(const E& e, const InputRanges& r, const std::string& what) {
     return ok_status();
 }
 
+/// round_double's left shift x * 2^shift must not saturate for any x reaching an rq or rq_indexed node
+/// (rounding.hpp's "within 1" precondition; their range() assumes it): numeric::requantize_range proves it per
+/// multiplier (per-tensor, per-channel, or every table entry the index can reach). Rule
+/// `requantize-left-shift-fits-int32`.
+template <Expr E>
+Status prove_rq_shifts(const E& e, const InputRanges& r, const std::string& what) {
+    Status st = ok_status();
+    auto visit = [&](auto& self, const auto& n) -> void {
+        n.children([&](const auto& c) { self(self, c); });
+        using N = std::decay_t<decltype(n)>;
+        if constexpr (N::kind == std::string_view("rq") || N::kind == std::string_view("rq_indexed")) {
+            const numeric::Interval x = n.e.range(r);
+            auto one = [&](const numeric::QuantizedMultiplier& q) {
+                if (!st.ok()) return;
+                auto res = numeric::requantize_range(x, q, 0, std::numeric_limits<std::int32_t>::min(),
+                                                     std::numeric_limits<std::int32_t>::max(), what);
+                if (!res.ok()) st = res.error();
+            };
+            if constexpr (N::kind == std::string_view("rq")) {
+                if (n.per_channel.empty()) one(n.m);
+                for (const auto& q : n.per_channel) one(q);
+            } else {
+                const numeric::Interval i = n.k.range(r);
+                const std::int64_t end = n.base + static_cast<std::int64_t>(n.table.size());
+                for (std::int64_t j = std::max<std::int64_t>(i.lo, n.base); j <= i.hi && j < end; ++j)
+                    one(n.table[static_cast<std::size_t>(j - n.base)]);
+            }
+        }
+    };
+    visit(visit, e);
+    return st;
+}
+
 }  // namespace janus::expr

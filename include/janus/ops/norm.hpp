@@ -138,27 +138,15 @@ inline Status check_quant_output(const TensorType& in, const TensorType& out, co
 
 inline std::vector<float> values(const Tensor& t) { return t.to_vector<float>(); }
 
-/// Every rq node's left shift provably inside int32 (round_double's "within 1" precondition).
-template <expr::Expr E>
-Status prove_rq_shifts(const E& e, const expr::InputRanges& r, const std::string& what) {
-    Status st = ok_status();
-    auto visit = [&](auto& self, const auto& n) -> void {
-        n.children([&](const auto& c) { self(self, c); });
-        using N = std::decay_t<decltype(n)>;
-        if constexpr (N::kind == std::string_view("rq")) {
-            const numeric::Interval x = n.e.range(r);
-            auto one = [&](const numeric::QuantizedMultiplier& q) {
-                if (!st.ok()) return;
-                auto res = numeric::requantize_range(x, q, 0, std::numeric_limits<std::int32_t>::min(),
-                                                     std::numeric_limits<std::int32_t>::max(), what);
-                if (!res.ok()) st = res.error();
-            };
-            if (n.per_channel.empty()) one(n.m);
-            for (const auto& q : n.per_channel) one(q);
-        }
-    };
-    visit(visit, e);
-    return st;
+/// Scale (input 1) and bias (input 2) values finite (rule `parameters-finite`).
+template <class O>
+Status check_finite(const std::vector<float>& gamma, const std::vector<float>& beta) {
+    for (int k = 0; k < 2; ++k)
+        for (float v : k == 0 ? gamma : beta)
+            if (!std::isfinite(v))
+                return make_error(op_what<O>(k + 1), "", "parameters-finite",
+                                  "a normalization parameter is NaN or infinite");
+    return ok_status();
 }
 
 /// x viewed as [rows, inner] (a copy when its layout cannot merge the axes).
@@ -338,7 +326,7 @@ struct BatchNormalization {
             using T = typename decltype(tag)::type;
             const auto e = batch_norm_quant_expr<rounding, T, T>(p);
             JANUS_CHECK(expr::prove_ranges(e, {}, what));
-            JANUS_CHECK(norm_detail::prove_rq_shifts(e, {}, what));
+            JANUS_CHECK(expr::prove_rq_shifts(e, {}, what));
             Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
             JANUS_CHECK(run_map(e, std::span<const Tensor>(xs), y, mo, what));
             return y;
@@ -567,13 +555,13 @@ Status norm_quant(const Tensor& x2, const NormQuantPlan& p, std::span<const std:
             const auto e = norm_quant_expr<R, T, T>(p, s1s, mss, expr::chan<std::int32_t>(std::span<const std::int32_t>(gr)),
                                                     expr::chan<std::int32_t>(std::span<const std::int32_t>(br)));
             JANUS_CHECK(expr::prove_ranges(e, ranges, what));
-            JANUS_CHECK(prove_rq_shifts(e, ranges, what));
+            JANUS_CHECK(expr::prove_rq_shifts(e, ranges, what));
             const Tensor xs[1] = {x2};
             return run_map(e, std::span<const Tensor>(xs), y2, mo, what);
         }
         const auto e = norm_quant_expr<R, T, T>(p, s1s, mss, expr::In<1, std::int32_t>{}, expr::In<2, std::int32_t>{});
         JANUS_CHECK(expr::prove_ranges(e, ranges, what));
-        JANUS_CHECK(prove_rq_shifts(e, ranges, what));
+        JANUS_CHECK(expr::prove_rq_shifts(e, ranges, what));
         const Tensor gt = Tensor::from<std::int32_t>(shape2(1, K), p.gamma_int);
         const Tensor bt = Tensor::from<std::int32_t>(shape2(1, K), p.beta_fx);
         JANUS_TRY(Layout gl, broadcast_to(gt.layout, y2.shape(), what));
@@ -617,11 +605,7 @@ struct InstanceNormalization {
         const Shape& s = in[0].shape();
         const std::int64_t C = s[1], R = s[0] * C, K = R == 0 ? 0 : element_count(s) / R;
         const auto gamma = norm_detail::values(in[1]), beta = norm_detail::values(in[2]);
-        for (int k = 0; k < 2; ++k)
-            for (float v : k == 0 ? gamma : beta)
-                if (!std::isfinite(v))
-                    return make_error(op_what<InstanceNormalization>(k + 1), "", "parameters-finite",
-                                      "a normalization parameter is NaN or infinite");
+        JANUS_CHECK(norm_detail::check_finite<InstanceNormalization>(gamma, beta));
         Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
         if (element_count(s) == 0) return y;
         const Tensor x2 = norm_detail::rows_view(in[0], R, K);
@@ -674,11 +658,7 @@ struct LayerNormalization {
         const std::int64_t K = R == 0 ? 0 : element_count(s) / R;
         const auto gamma = norm_detail::values(in[1]);
         const auto beta = in.size() > 2 ? norm_detail::values(in[2]) : std::vector<float>(gamma.size(), 0.0f);
-        for (int k = 0; k < 2; ++k)
-            for (float v : k == 0 ? gamma : beta)
-                if (!std::isfinite(v))
-                    return make_error(op_what<LayerNormalization>(k + 1), "", "parameters-finite",
-                                      "a normalization parameter is NaN or infinite");
+        JANUS_CHECK(norm_detail::check_finite<LayerNormalization>(gamma, beta));
         Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
         if (element_count(s) == 0) return y;
         const Tensor x2 = norm_detail::rows_view(in[0], R, K);

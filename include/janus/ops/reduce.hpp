@@ -57,6 +57,20 @@ inline Shape reduced_shape_keepdims(const Shape& in, const Dims& axes) {
     return s;
 }
 
+namespace detail {
+/// pre evaluated on the one input element at p, whatever the input's dtype (the scalar path's load).
+template <expr::Expr Pre>
+auto eval_pre_at(const Pre& pre, DType dt, const std::byte* p) {
+    expr::ScalarArgs a;
+    visit_dtype(dt, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<T, float>) a.f[0] = load_lane<float>(p);
+        else if constexpr (expr::is_int_v<T>) a.i[0] = load_lane<T>(p);
+    });
+    return pre.eval(a);
+}
+}  // namespace detail
+
 template <expr::BinOp Combine, expr::Expr Pre, expr::Expr Post>
 Result<ReduceStats> run_reduce(const Pre& pre, expr::lane_t<typename Pre::type> init, const Post& post,
                                const Tensor& in, const Dims& axes, Tensor& out, const ReduceOptions& opt = {},
@@ -164,15 +178,7 @@ Result<ReduceStats> run_reduce(const Pre& pre, expr::lane_t<typename Pre::type> 
         });
         return pre.eval(b);
     };
-    auto pre_scalar = [&](const std::byte* p) {
-        expr::ScalarArgs a;
-        visit_dtype(in_dt, [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            if constexpr (std::is_same_v<T, float>) a.f[0] = detail::load_lane<float>(p);
-            else if constexpr (expr::is_int_v<T>) a.i[0] = detail::load_lane<T>(p);
-        });
-        return pre.eval(a);
-    };
+    auto pre_scalar = [&](const std::byte* p) { return detail::eval_pre_at(pre, in_dt, p); };
 
     const std::int64_t W = static_cast<std::int64_t>(expr::lanes);
     for_each_row(in.shape(), [&](const Dims& idx, std::int64_t n) {
@@ -278,15 +284,7 @@ Result<ReduceStats> run_arg_reduce(const Pre& pre, const Tensor& in, int axis, b
     };
     auto ties = [&](V y, V x) { return nan(y) ? nan(x) : (!nan(x) && y == x); };
     const DType in_dt = in.dtype;
-    auto value = [&](const std::byte* p) {
-        expr::ScalarArgs a;
-        visit_dtype(in_dt, [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            if constexpr (std::is_same_v<T, float>) a.f[0] = detail::load_lane<float>(p);
-            else if constexpr (expr::is_int_v<T>) a.i[0] = detail::load_lane<T>(p);
-        });
-        return pre.eval(a);
-    };
+    auto value = [&](const std::byte* p) { return detail::eval_pre_at(pre, in_dt, p); };
     const std::int64_t in_inner = rank > 0 ? in.layout.strides[rank - 1] : 0;
     Dims pos;
     for_each_row(in.shape(), [&](const Dims& idx, std::int64_t n) {

@@ -304,31 +304,7 @@ private:
         r.set[0] = true;
         const auto post = Derived::template post_quant<T, rounding>(In<0, std::int32_t>{}, p);
         JANUS_CHECK(prove_ranges(post, r, what + ": post"));
-        return prove_rq_shifts(post, r, what + ": post");
-    }
-
-    /// round_double's left shift x * 2^shift must not saturate for any x reaching an rq node (rounding.hpp's
-    /// "within 1" precondition; expr's Rq range assumes it): numeric::requantize_range proves it per multiplier.
-    template <expr::Expr E>
-    static Status prove_rq_shifts(const E& e, const expr::InputRanges& r, const std::string& what) {
-        Status st = ok_status();
-        auto visit = [&](auto& self, const auto& n) -> void {
-            n.children([&](const auto& c) { self(self, c); });
-            using N = std::decay_t<decltype(n)>;
-            if constexpr (N::kind == std::string_view("rq")) {
-                const numeric::Interval x = n.e.range(r);
-                auto one = [&](const numeric::QuantizedMultiplier& q) {
-                    if (!st.ok()) return;
-                    auto res = numeric::requantize_range(x, q, 0, std::numeric_limits<std::int32_t>::min(),
-                                                         std::numeric_limits<std::int32_t>::max(), what);
-                    if (!res.ok()) st = res.error();
-                };
-                if (n.per_channel.empty()) one(n.m);
-                for (const auto& q : n.per_channel) one(q);
-            }
-        };
-        visit(visit, e);
-        return st;
+        return expr::prove_rq_shifts(post, r, what + ": post");
     }
 };
 
