@@ -297,11 +297,52 @@ def seeds_op_infer():
     return seeds
 
 
+def seeds_contract_engine():
+    """fuzz/contract_engine.cpp: kind, geometry bytes (value = base + byte % modulo), bias flag, value mode, data
+    seed, zero points. Each seed names the engine path it reaches: direct stride-1 conv, im2col (stride 2, 3-D),
+    depthwise, 1-D, register-block tails, broadcast batched matmul, float specials."""
+
+    def conv(kind, groups, depthwise, cin_g, cout_g, batch, axes, bias=1, mode=0, seed=1):
+        # axes: (length, kernel, stride, dilation, pad_begin, pad_end) per spatial axis; bytes store value - base
+        out = [kind, len(axes) - 1, groups - 1]
+        if groups > 1:
+            out.append(1 if depthwise else 0)
+        if not depthwise:
+            out += [cin_g - 1, cout_g - 1]
+        out.append(batch - 1)
+        for length, k, s, d, pb, pe in axes:
+            out += [length - 1, k - 1, s - 1, d - 1, pb, pe]
+        return bytes(out + [bias, mode, *seed.to_bytes(4, "little")] + [128] * 64)
+
+    def matmul(kind, ba, bb, m, k, n, rank2=False, bias=1, mode=0, seed=1):
+        out = [kind, ba - 1, bb - 1]
+        if ba == 1 and bb == 1:
+            out.append(0 if rank2 else 1)
+        return bytes(out + [m - 1, k - 1, n - 1, bias, mode, *seed.to_bytes(4, "little")] + [128] * 80)
+
+    return {
+        "conv_int8_3x3_direct": conv(0, 1, False, 3, 17, 1, [(9, 3, 1, 1, 1, 1), (12, 3, 1, 1, 1, 1)]),
+        "conv_uint8_stride2_im2col": conv(1, 1, False, 2, 33, 2, [(11, 3, 2, 1, 0, 2), (13, 2, 2, 2, 1, 0)]),
+        "conv_int8_depthwise": conv(0, 4, True, 1, 1, 1, [(10, 3, 1, 1, 1, 1), (7, 3, 1, 1, 1, 1)]),
+        "conv_int8_grouped_extremes": conv(0, 3, False, 2, 5, 1, [(8, 3, 1, 2, 4, 0), (6, 1, 3, 1, 0, 0)], mode=1),
+        "conv_float_1d": conv(2, 1, False, 4, 9, 2, [(13, 3, 1, 2, 2, 2)]),
+        "conv_float_specials": conv(2, 2, False, 2, 3, 1, [(5, 2, 1, 1, 1, 1), (6, 3, 1, 1, 0, 2)], mode=2),
+        "conv_int8_3d": conv(0, 1, False, 2, 4, 1, [(4, 2, 1, 1, 0, 1), (5, 2, 2, 1, 1, 0), (3, 1, 1, 1, 0, 0)]),
+        "conv_window_too_large": conv(0, 1, False, 1, 1, 1, [(1, 3, 1, 2, 0, 0), (2, 1, 1, 1, 0, 0)]),
+        "matmul_int8_rank2_tails": matmul(3, 1, 1, 9, 33, 37, rank2=True),
+        "matmul_uint8_broadcast_batch": matmul(4, 3, 1, 5, 17, 64, bias=0),
+        "matmul_int8_extremes": matmul(3, 2, 2, 8, 40, 32, mode=1),
+        "matmul_float_specials": matmul(5, 1, 3, 4, 7, 69, mode=2),
+        "matmul_batch_mismatch": matmul(3, 2, 3, 2, 3, 4),
+    }
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
     "quantize_multiplier": seeds_quantize_multiplier,
     "op_infer": seeds_op_infer,
+    "contract_engine": seeds_contract_engine,
 }
 
 
