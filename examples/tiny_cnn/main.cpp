@@ -1,5 +1,5 @@
-// Tiny CNN: a quantized image classifier run on Janus' host reference kernels, checked against the same network in
-// float32 and against a worst-case error budget derived stage by stage.
+// Tiny CNN: a quantized image classifier run on Janus' host reference kernels, checked stage by stage against each
+// op's documented error bound and end to end against the same network in float32.
 //
 //   x float [1,3,16,16] -> QuantizeLinear int8
 //     -> Conv 3x3 pad 1, 3 -> 8 channels, per-channel weight scales, int32 bias -> Relu -> MaxPool 2x2 stride 2
