@@ -337,12 +337,36 @@ def seeds_contract_engine():
     }
 
 
+def seeds_vnpu_decode():
+    """fuzz/vnpu_decode.cpp: little-endian 64-bit words. One valid word per instruction row (the golden words of
+    tests/vnpu/isa.cpp), a program of several, and the decoder's refusals (unknown opcode, ALU function 11, reserved
+    bits, an event without its flag, a partial word)."""
+
+    def words(*ws):
+        return b"".join(w.to_bytes(8, "little") for w in ws)
+
+    valid = {
+        "nop": 0x0000000000000000, "halt": 0x0400000000000000, "li": 0x0800F00080000000,
+        "addi": 0x0C001200FFFFFFFF, "alu_max": 0x1000AFED00000000, "loop": 0x1400000000FFFFFF,
+        "sync": 0x18000000FFFF0001, "nop_events": 0x03F0000000000000,
+    }
+    seeds = {f"valid_{k}": words(v) for k, v in valid.items()}
+    seeds["program"] = words(*valid.values())
+    seeds["bad_opcode"] = words(63 << 58)
+    seeds["bad_alu_function"] = words(4 << 58 | 11 << 44)
+    seeds["bad_reserved"] = words(2 << 58 | 1 << 32)
+    seeds["bad_event_flag"] = words(3 << 53)
+    seeds["partial_word"] = b"\x01\x02\x03"
+    return seeds
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
     "quantize_multiplier": seeds_quantize_multiplier,
     "op_infer": seeds_op_infer,
     "contract_engine": seeds_contract_engine,
+    "vnpu_decode": seeds_vnpu_decode,
 }
 
 
