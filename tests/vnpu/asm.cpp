@@ -51,7 +51,7 @@ TEST_CASE("round trip: random accepted words disassemble and re-assemble to the 
     std::mt19937_64 rng(9);
     std::vector<Word> words;
     while (words.size() < 3000) {
-        Word w = (rng() % 8) << 58 | (rng() & (Word{0x3FF} << 48));
+        Word w = (rng() % 32) << 58 | (rng() & (Word{0x3FF} << 48));
         for (int b = static_cast<int>(rng() % 40); b > 0; --b) w |= Word{1} << (rng() % 48);
         if (decode(w).ok()) words.push_back(w);
     }
@@ -111,6 +111,13 @@ TEST_CASE("diagnostics are pinned to file:line:col and name the rule") {
     CHECK(diag(".reg x = r1\n.reg x = r2") == "t.s:2:6: error: alias 'x' is already defined [alias-unique]");
     CHECK(diag(".macro x") == "t.s:1:1: error: unknown directive '.macro' (.reg, .event) [known-directive]");
     CHECK(diag(".event go = r1") == "t.s:1:13: error: expected e0..e15, got 'r1' [event-syntax]");
+    CHECK(diag("dma.load r1, dram, r2, 16") ==
+          "t.s:1:14: error: region: expected weights, scratch, input or output, got 'dram' [region-syntax]");
+    CHECK(diag("dma.move r1, r2, 24") ==
+          "t.s:1:18: error: dma.move: bytes = 24 is not a multiple of 16 [field-alignment]");
+    CHECK(diag("dma.move r1, r2, 0") == "t.s:1:18: error: dma.move: bytes = 0 is outside [16, 1048576] [field-range]");
+    CHECK(diag("dma.fill r1, 128, 16") == "t.s:1:14: error: dma.fill: value = 128 is outside [-128, 127] [field-range]");
+    CHECK(diag("dma.fill r1, 0, -16") == "t.s:1:17: error: bytes is unsigned; '-16' has a sign [sign-not-allowed]");
 }
 
 TEST_CASE("disassembler errors name the word") {

@@ -7,8 +7,8 @@
 //   .reg NAME = rN                  an alias usable wherever a register operand is expected
 //   .event NAME = eN                an alias usable in wait(...) / signal(...)
 //   mnemonic op, op ... [wait(E)] [signal(E)]
-// Operands by field kind: reg `rN` or a .reg alias; simm a decimal number with an optional '-'; uimm / count
-// decimal or `0x` hex, never signed; mask the same; a count field named `body` (LOOP) may also be a label defined
+// Operands by field kind: reg `rN` or a .reg alias; region a name (weights, scratch, input, output); simm a decimal
+// number with an optional '-'; uimm / count decimal or `0x` hex, never signed; mask the same; a count field named `body` (LOOP) may also be a label defined
 // AFTER the instruction: body = label index - (instruction index + 1).
 // Numbers must be consumed completely (seed C9): `12abc`, `0x`, `--1`, `+1` and a sign on an unsigned field are
 // refused, as is any value outside the field's range or alignment (the encoder's rules).
@@ -16,6 +16,7 @@
 // message() reads `file:line:col: error: detail [rule]`. The first error stops the assembly; nothing is returned.
 // print_program() writes the canonical text (vnpu::print per line); for canonical text
 // print_program(assemble(t)) == t, and for any accepted words assemble(print_program(decode(ws))) == ws.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -167,6 +168,13 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
                                         std::string(tok) + "'");
                     v = n;
                 }
+            } else if (f.kind == FieldKind::region) {
+                const auto it = std::find(region_names.begin(), region_names.end(), tok);
+                if (it == region_names.end())
+                    return fail(ocol, "region-syntax",
+                                std::string(f.name) + ": expected weights, scratch, input or output, got '" +
+                                    std::string(tok) + "'");
+                v = it - region_names.begin();
             } else if (!tok.empty() && (std::isdigit(static_cast<unsigned char>(tok[0])) || tok[0] == '-')) {
                 const bool neg = tok[0] == '-';
                 if (neg && f.kind != FieldKind::simm)

@@ -13,14 +13,15 @@
 //   reg / event   r0..r15 / e0..e15 in 4 bits
 //   uimm          unsigned; stored = value / scale (value must be a multiple of scale: alignment)
 //   simm          two's complement of value / scale
-//   count         1..2^width, stored minus one (LOOP counts and bodies)
+//   count         scale..2^width * scale, stored as value / scale - 1 (counts and sizes, never 0)
 //   mask          unsigned bit mask, printed in hex (SYNC's event masks)
+//   region        a DRAM region 0..3, written by name: weights, scratch, input, output
 // Contract: encode() refuses any operand outside its field's range or alignment, decode() refuses unknown opcodes,
 // non-zero reserved bits and clear-flag event bits, and for every word decode() accepts, encode(decode(w)) == w.
 // Errors name the input ("word 12" / the mnemonic), the field and the rule.
 //
-// Status (issue 4, step 1): the SEQ instructions (nop, halt, li, addi, alu.*, loop, sync). DMA, MAC, VEC and LUT
-// rows come with their semantics; docs/vnpu.md says what is still unconfirmed.
+// Each row also names what the simulator executes (`sem`, vnpu/sim/exec.hpp) and how its cycles count (`cost`); the
+// reference in docs/vnpu.md is generated from the rows (vnpu/reference.hpp).
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -41,7 +42,22 @@ inline constexpr std::string_view unit_name(Unit u) {
     return names[static_cast<int>(u)];
 }
 
-enum class FieldKind : std::uint8_t { reg, event, uimm, simm, count, mask };
+enum class FieldKind : std::uint8_t { reg, event, uimm, simm, count, mask, region };
+
+/// DRAM regions, in `region` field order; the host sets each one's contents and size.
+inline constexpr std::array<std::string_view, 4> region_names = {"weights", "scratch", "input", "output"};
+
+/// What executes a row: the simulator dispatches on it (vnpu/sim/exec.hpp handles every value; -Wswitch checks).
+enum class Sem : std::uint8_t {
+    nop, halt, li, addi, alu, loop, sync,
+    dma_cfg, dma_load, dma_store, dma_move, dma_fill,
+    mac_cfg, mac_mm,
+    vec_rq, vec_ew, vec_acc, vec_mac, vec_minmax,
+    lut_apply,
+};
+
+/// How a row's cycles are counted (docs/vnpu.md "Timing model").
+enum class Cost : std::uint8_t { seq, config, dma, mac, vec, lut };
 
 struct Field {
     std::string_view name;
@@ -54,21 +70,21 @@ struct Field {
     constexpr std::int64_t min() const {
         switch (kind) {
             case FieldKind::simm: return -(std::int64_t{1} << (width - 1)) * scale;
-            case FieldKind::count: return 1;
+            case FieldKind::count: return scale;
             default: return 0;
         }
     }
     constexpr std::int64_t max() const {
         switch (kind) {
             case FieldKind::simm: return ((std::int64_t{1} << (width - 1)) - 1) * scale;
-            case FieldKind::count: return std::int64_t{1} << width;
+            case FieldKind::count: return (std::int64_t{1} << width) * scale;
             default: return ((std::int64_t{1} << width) - 1) * scale;
         }
     }
     constexpr std::uint64_t mask() const { return ((std::uint64_t{1} << width) - 1) << lo; }
 };
 
-inline constexpr int max_fields = 4;
+inline constexpr int max_fields = 6;
 
 struct Fixed {
     std::uint8_t lo = 0, width = 0;
@@ -84,6 +100,9 @@ struct InstrInfo {
     int n_fields = 0;
     Fixed fixed{};                  ///< payload bits the row fixes (ALU's function)
     std::string_view semantics;     ///< at most two lines, for the generated reference
+    Sem sem = Sem::nop;             ///< what the simulator executes
+    Cost cost = Cost::seq;          ///< how its cycles are counted
+    std::int64_t func = 0;          ///< the function a shared Sem selects (ALU op, VEC.EW op, min/max)
 
     constexpr std::span<const Field> operands() const { return {fields.data(), static_cast<std::size_t>(n_fields)}; }
 };
@@ -93,31 +112,57 @@ constexpr Field reg(std::string_view n, int lo) { return {n, static_cast<std::ui
 constexpr Field simm(std::string_view n, int lo, int w) {
     return {n, static_cast<std::uint8_t>(lo), static_cast<std::uint8_t>(w), FieldKind::simm, 1};
 }
-constexpr Field count(std::string_view n, int lo, int w) {
-    return {n, static_cast<std::uint8_t>(lo), static_cast<std::uint8_t>(w), FieldKind::count, 1};
+constexpr Field uimm(std::string_view n, int lo, int w, int scale = 1) {
+    return {n, static_cast<std::uint8_t>(lo), static_cast<std::uint8_t>(w), FieldKind::uimm, scale};
+}
+constexpr Field count(std::string_view n, int lo, int w, int scale = 1) {
+    return {n, static_cast<std::uint8_t>(lo), static_cast<std::uint8_t>(w), FieldKind::count, scale};
 }
 constexpr Field mask(std::string_view n, int lo, int w) {
     return {n, static_cast<std::uint8_t>(lo), static_cast<std::uint8_t>(w), FieldKind::mask, 1};
 }
-constexpr InstrInfo row(std::string_view m, int op, Unit u, std::initializer_list<Field> f, std::string_view sem,
-                        Fixed fixed = {}) {
-    InstrInfo r{m, static_cast<std::uint8_t>(op), u, {}, 0, fixed, sem};
+constexpr Field region(std::string_view n, int lo) { return {n, static_cast<std::uint8_t>(lo), 2, FieldKind::region, 1}; }
+/// A byte count: 16 .. 1 MiB in steps of 16 (bits 15..0).
+constexpr Field bytes16(std::string_view n) { return count(n, 0, 16, 16); }
+/// An element count for VEC / LUT: 16 .. 256 Ki in steps of 16 (bits 13..0).
+constexpr Field elems(std::string_view n) { return count(n, 0, 14, 16); }
+
+struct RowSpec {
+    Sem sem = Sem::nop;
+    Cost cost = Cost::seq;
+    Fixed fixed{};
+    std::int64_t func = 0;
+};
+constexpr InstrInfo row(std::string_view m, int op, Unit u, std::initializer_list<Field> f, std::string_view text,
+                        RowSpec spec) {
+    InstrInfo r{m, static_cast<std::uint8_t>(op), u, {}, 0, spec.fixed, text, spec.sem, spec.cost, spec.func};
     for (const Field& x : f) r.fields[static_cast<std::size_t>(r.n_fields++)] = x;
     return r;
 }
-constexpr InstrInfo alu(std::string_view m, int func, std::string_view sem) {
-    return row(m, 4, Unit::seq, {reg("rd", 40), reg("rs1", 36), reg("rs2", 32)}, sem,
-               Fixed{44, 4, static_cast<std::uint64_t>(func)});
+constexpr Fixed func_bits(int lo, int width, int value) {
+    return Fixed{static_cast<std::uint8_t>(lo), static_cast<std::uint8_t>(width), static_cast<std::uint64_t>(value)};
+}
+constexpr InstrInfo alu(std::string_view m, int func, std::string_view text) {
+    return row(m, 4, Unit::seq, {reg("rd", 40), reg("rs1", 36), reg("rs2", 32)}, text,
+               {Sem::alu, Cost::seq, func_bits(44, 4, func), func});
+}
+/// VEC.EW functions, in the order of expr::BinOp's quantized rules (ops/binary.hpp).
+constexpr InstrInfo vec_ew(std::string_view m, int func, std::string_view text) {
+    return row(m, 21, Unit::vec, {reg("rd", 40), reg("ra", 36), reg("rb", 32), reg("rp", 28), elems("n")}, text,
+               {Sem::vec_ew, Cost::vec, func_bits(44, 4, func), func});
 }
 }  // namespace detail
 
+// Operand meaning: rd / rs / ra / rb / rx / rw / rp / acc are REGISTERS holding addresses (read when SEQ dispatches
+// the instruction); local addresses are 20-bit (docs/vnpu.md "Memories"), DRAM addresses are region offsets.
 // clang-format off
 inline constexpr std::array instruction_table = {
-    detail::row("nop", 0, Unit::seq, {}, "Does nothing (its wait and signal still act)."),
-    detail::row("halt", 1, Unit::seq, {}, "Ends the program once every queue has drained; a non-zero event counter is a leaked event."),
-    detail::row("li", 2, Unit::seq, {detail::reg("rd", 44), detail::simm("imm", 0, 32)}, "rd = imm."),
+    // ---- SEQ
+    detail::row("nop", 0, Unit::seq, {}, "Does nothing (its wait and signal still act).", {Sem::nop}),
+    detail::row("halt", 1, Unit::seq, {}, "Ends the program once every queue has drained; a non-zero event counter is a leaked event.", {Sem::halt}),
+    detail::row("li", 2, Unit::seq, {detail::reg("rd", 44), detail::simm("imm", 0, 32)}, "rd = imm.", {Sem::li}),
     detail::row("addi", 3, Unit::seq, {detail::reg("rd", 44), detail::reg("rs", 40), detail::simm("imm", 0, 32)},
-                "rd = rs + imm (32-bit wrap-around)."),
+                "rd = rs + imm (32-bit wrap-around).", {Sem::addi}),
     detail::alu("alu.add", 0, "rd = rs1 + rs2 (32-bit wrap-around)."),
     detail::alu("alu.sub", 1, "rd = rs1 - rs2 (32-bit wrap-around)."),
     detail::alu("alu.mul", 2, "rd = low 32 bits of rs1 * rs2."),
@@ -130,9 +175,62 @@ inline constexpr std::array instruction_table = {
     detail::alu("alu.min", 9, "rd = min(rs1, rs2), signed."),
     detail::alu("alu.max", 10, "rd = max(rs1, rs2), signed."),
     detail::row("loop", 5, Unit::seq, {detail::count("count", 0, 14), detail::count("body", 14, 10)},
-                "Runs the next `body` instructions `count` times; loops nest at most 2 deep."),
+                "Runs the next `body` instructions `count` times; loops nest at most 2 deep.", {Sem::loop}),
     detail::row("sync", 6, Unit::seq, {detail::mask("waits", 16, 16), detail::mask("signals", 0, 16)},
-                "Waits on every event in `waits` (each > 0, then decremented), then signals every event in `signals`."),
+                "Waits on every event in `waits` (each > 0, then decremented), then signals every event in `signals`.",
+                {Sem::sync}),
+    // ---- DMA (rows and strides come from the last dma.cfg executed by the DMA queue; at reset rows = 1)
+    detail::row("dma.cfg", 8, Unit::dma, {detail::count("rows", 0, 12), detail::uimm("src_stride", 12, 18, 16), detail::uimm("dst_stride", 30, 18, 16)},
+                "Sets the row count and the source / destination row strides (bytes) of the following DMA transfers.",
+                {Sem::dma_cfg, Cost::config}),
+    detail::row("dma.load", 9, Unit::dma, {detail::reg("rd", 44), detail::region("region", 40), detail::reg("rs", 36), detail::bytes16("bytes")},
+                "For each row r: local[rd + r*dst_stride ..+bytes] = region[rs + r*src_stride ..+bytes] (LMEM, ACC or LUT RAM).",
+                {Sem::dma_load, Cost::dma}),
+    detail::row("dma.store", 10, Unit::dma, {detail::region("region", 44), detail::reg("rd", 40), detail::reg("rs", 36), detail::bytes16("bytes")},
+                "For each row r: region[rd + r*dst_stride ..+bytes] = local[rs + r*src_stride ..+bytes].",
+                {Sem::dma_store, Cost::dma}),
+    detail::row("dma.move", 11, Unit::dma, {detail::reg("rd", 44), detail::reg("rs", 40), detail::bytes16("bytes")},
+                "For each row r: local[rd + r*dst_stride ..+bytes] = local[rs + r*src_stride ..+bytes] (each row copied as a whole).",
+                {Sem::dma_move, Cost::dma}),
+    detail::row("dma.fill", 12, Unit::dma, {detail::reg("rd", 44), detail::simm("value", 16, 8), detail::bytes16("bytes")},
+                "For each row r: every byte of local[rd + r*dst_stride ..+bytes] = value (padding, clearing ACC).",
+                {Sem::dma_fill, Cost::dma}),
+    // ---- MAC
+    detail::row("mac.cfg", 16, Unit::mac, {detail::count("m", 0, 10), detail::count("k", 10, 10, 16), detail::count("n", 20, 10, 16), detail::uimm("a_stride", 30, 18, 16)},
+                "Sets the shape of the following mac.mm: A is m x k int8 (row stride a_stride), B is k x n int8 (dense), C m x n int32.",
+                {Sem::mac_cfg, Cost::config}),
+    detail::row("mac.mm", 17, Unit::mac, {detail::reg("acc", 40), detail::reg("ra", 36), detail::reg("rb", 32), detail::simm("zp", 0, 9)},
+                "ACC[acc + 4(i*n + j)] = sum_k (A[ra + i*a_stride + k] - zp) * B[rb + k*n + j]; A, B in LMEM.",
+                {Sem::mac_mm, Cost::mac, detail::func_bits(47, 1, 0), 0}),
+    detail::row("mac.mma", 17, Unit::mac, {detail::reg("acc", 40), detail::reg("ra", 36), detail::reg("rb", 32), detail::simm("zp", 0, 9)},
+                "As mac.mm, but adds to ACC (32-bit wrap-around) instead of overwriting it.",
+                {Sem::mac_mm, Cost::mac, detail::func_bits(47, 1, 1), 1}),
+    // ---- VEC
+    detail::row("vec.rq", 20, Unit::vec, {detail::reg("rd", 44), detail::reg("rs", 40), detail::reg("rp", 36), detail::count("channels", 0, 10, 16), detail::count("rows", 10, 12)},
+                "dst[rd + r*C + c] = sat8(clamp(rq(ACC[rs + 4(r*C + c)] + bias[c], M[c]) + zp, lo, hi)), C = channels;\n"
+                "rq = round_double, parameters from the requantization table at rp.",
+                {Sem::vec_rq, Cost::vec}),
+    detail::vec_ew("vec.ew.add", 0, "dst[i] = Add's quantized rule on a[i], b[i] (ops/binary.hpp, round_double), parameters from the block at rp."),
+    detail::vec_ew("vec.ew.sub", 1, "dst[i] = Sub's quantized rule on a[i], b[i]."),
+    detail::vec_ew("vec.ew.mul", 2, "dst[i] = Mul's quantized rule on a[i], b[i]."),
+    detail::vec_ew("vec.ew.min", 3, "dst[i] = Min's quantized rule on a[i], b[i] (both rescaled to the output, then min)."),
+    detail::vec_ew("vec.ew.max", 4, "dst[i] = Max's quantized rule on a[i], b[i]."),
+    detail::row("vec.acc", 22, Unit::vec, {detail::reg("acc", 44), detail::reg("rx", 40), detail::simm("zp", 16, 9), detail::elems("n")},
+                "ACC[acc + 4i] += x[rx + i] - zp for i < n (32-bit wrap-around): pooling sums and reductions.",
+                {Sem::vec_acc, Cost::vec}),
+    detail::row("vec.mac", 23, Unit::vec, {detail::reg("acc", 44), detail::reg("rx", 40), detail::reg("rw", 36), detail::simm("zp", 16, 9), detail::elems("n")},
+                "ACC[acc + 4i] += (x[rx + i] - zp) * w[rw + i] for i < n (32-bit wrap-around): depthwise convolution.",
+                {Sem::vec_mac, Cost::vec}),
+    detail::row("vec.max", 24, Unit::vec, {detail::reg("rd", 40), detail::reg("ra", 36), detail::reg("rb", 32), detail::elems("n")},
+                "dst[rd + i] = max(a[ra + i], b[rb + i]), int8, for i < n (max pooling on one scale).",
+                {Sem::vec_minmax, Cost::vec, detail::func_bits(47, 1, 0), 0}),
+    detail::row("vec.min", 24, Unit::vec, {detail::reg("rd", 40), detail::reg("ra", 36), detail::reg("rb", 32), detail::elems("n")},
+                "dst[rd + i] = min(a[ra + i], b[rb + i]), int8, for i < n.",
+                {Sem::vec_minmax, Cost::vec, detail::func_bits(47, 1, 1), 1}),
+    // ---- LUT
+    detail::row("lut.apply", 28, Unit::lut, {detail::reg("rd", 44), detail::reg("rs", 40), detail::uimm("table", 36, 2), detail::elems("n")},
+                "dst[rd + i] = T[x + 128] for x = src[rs + i], i < n; T is LUT RAM table `table` (expr::lut's indexing).",
+                {Sem::lut_apply, Cost::lut}),
 };
 // clang-format on
 
@@ -147,6 +245,7 @@ constexpr bool table_is_consistent() {
         std::uint64_t used = r.fixed.mask();
         for (const Field& f : r.operands()) {
             if (f.width == 0 || f.lo + f.width > 48) return false;  // inside the payload
+            if (f.scale < 1 || (f.kind == FieldKind::region && f.width != 2)) return false;
             if ((used & f.mask()) != 0) return false;                // no overlap
             used |= f.mask();
         }
@@ -213,7 +312,7 @@ inline Result<Word> encode(const Instr& in, const std::string& what = "instructi
             return make_error(what, std::string(f.name), "field-alignment",
                               std::string(r.mnemonic) + ": " + std::string(f.name) + " = " + std::to_string(v) +
                                   " is not a multiple of " + std::to_string(f.scale));
-        const std::int64_t stored = f.kind == FieldKind::count ? v - 1 : v / f.scale;
+        const std::int64_t stored = f.kind == FieldKind::count ? v / f.scale - 1 : v / f.scale;
         w |= (static_cast<Word>(stored) << f.lo) & f.mask();
     }
     return w;
@@ -260,7 +359,7 @@ inline Result<Instr> decode(Word w, const std::string& what = "word") {
                 v *= f.scale;
                 break;
             }
-            case FieldKind::count: v = static_cast<std::int64_t>(raw) + 1; break;
+            case FieldKind::count: v = (static_cast<std::int64_t>(raw) + 1) * f.scale; break;
             default: v = static_cast<std::int64_t>(raw) * f.scale; break;
         }
         in.operands[static_cast<std::size_t>(k)] = v;
@@ -284,6 +383,7 @@ inline std::string print(const Instr& in) {
         switch (f.kind) {
             case FieldKind::reg: s += "r" + std::to_string(v); break;
             case FieldKind::event: s += "e" + std::to_string(v); break;
+            case FieldKind::region: s += region_names[static_cast<std::size_t>(v & 3)]; break;
             case FieldKind::mask: {
                 static constexpr char digits[] = "0123456789abcdef";
                 s += "0x";
