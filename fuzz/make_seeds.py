@@ -438,6 +438,43 @@ def seeds_vnpu_roundtrip():
     return seeds
 
 
+def seeds_vnpu_sim():
+    """fuzz/vnpu_sim.cpp: 4 DRAM region sizes (x 16 B), a content seed, then instruction words. Programs from the
+    assembler seeds' instruction mix: DMA in and out with events, MAC + VEC.RQ (its table is whatever LMEM holds,
+    so mostly an rq-table fault), VEC / LUT lanes, a race, a deadlock and a loop."""
+
+    def prog(sizes, *ws):
+        return bytes(sizes) + bytes([7]) + b"".join(w.to_bytes(8, "little") for w in ws)
+
+    li = lambda rd, imm: 2 << 58 | rd << 44 | (imm & 0xFFFFFFFF)
+    halt = 1 << 58
+    sig = lambda e: 1 << 52 | e << 48
+    wait = lambda e: 1 << 57 | e << 53
+    dma_cfg = lambda rows, ss, ds: 8 << 58 | (rows - 1) | (ss // 16) << 12 | (ds // 16) << 30
+    dma_load = lambda rd, region, rs, n: 9 << 58 | rd << 44 | region << 40 | rs << 36 | (n // 16 - 1)
+    dma_store = lambda region, rd, rs, n: 10 << 58 | region << 44 | rd << 40 | rs << 36 | (n // 16 - 1)
+    mac_cfg = lambda m, k, n, st: 16 << 58 | (m - 1) | (k // 16 - 1) << 10 | (n // 16 - 1) << 20 | (st // 16) << 30
+    mac_mm = lambda acc, ra, rb, zp: 17 << 58 | acc << 40 | ra << 36 | rb << 32 | (zp & 0x1FF)
+    vec_rq = lambda rd, rs, rp, c, rows: 20 << 58 | rd << 44 | rs << 40 | rp << 36 | (c // 16 - 1) | (rows - 1) << 10
+    vec_max = lambda rd, ra, rb, n: 24 << 58 | rd << 40 | ra << 36 | rb << 32 | (n // 16 - 1)
+    vec_acc = lambda acc, rx, zp, n: 22 << 58 | acc << 44 | rx << 40 | (zp & 0x1FF) << 16 | (n // 16 - 1)
+    lut = lambda rd, rs, t, n: 28 << 58 | rd << 44 | rs << 40 | t << 36 | (n // 16 - 1)
+    loop = lambda count, body: 5 << 58 | (count - 1) | (body - 1) << 14
+    return {
+        "copy_through": prog([4, 4, 4, 4], li(1, 0x100), dma_load(1, 2, 0, 64) | sig(0),
+                             lut(1, 1, 0, 64) | wait(0) | sig(1), dma_store(3, 0, 1, 64) | wait(1) | sig(2),
+                             6 << 58 | 1 << 2 << 16, halt),
+        "mac_rq": prog([2, 0, 8, 4], li(1, 0x100), li(2, 0x80000), dma_cfg(4, 16, 16), dma_load(1, 2, 0, 16) | sig(0),
+                       mac_cfg(4, 16, 16, 16), mac_mm(2, 1, 1, -3) | wait(0) | sig(1),
+                       vec_rq(1, 2, 0, 16, 4) | wait(1), halt),
+        "lanes": prog([0, 0, 0, 0], li(1, 0x80000), vec_acc(1, 0, 5, 32), vec_max(0, 0, 0, 64), halt),
+        "race": prog([1, 0, 1, 1], li(1, 0x100), dma_load(1, 2, 0, 16), vec_max(1, 1, 1, 16), halt),
+        "deadlock": prog([0, 0, 0, 0], vec_max(0, 0, 0, 16) | wait(3), halt),
+        "loop": prog([0, 0, 0, 0], li(1, 0), loop(100, 1), 3 << 58 | 1 << 44 | 1 << 40 | 1, halt),
+        "unmapped": prog([0, 0, 0, 0], li(1, 0x50000), vec_max(1, 1, 1, 16), halt),
+    }
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
@@ -447,6 +484,7 @@ TARGETS = {
     "vnpu_decode": seeds_vnpu_decode,
     "vnpu_asm": seeds_vnpu_asm,
     "vnpu_roundtrip": seeds_vnpu_roundtrip,
+    "vnpu_sim": seeds_vnpu_sim,
 }
 
 

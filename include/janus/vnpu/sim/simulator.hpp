@@ -18,7 +18,9 @@
 // Ordering for the race detector (vector clocks, docs/vnpu.md "Events"): an instruction's clock joins its unit's
 //   clock (in-order units), SEQ's clock at dispatch (so a SEQ wait orders everything dispatched after it) and, when
 //   it waits, the clock that the matching signal published (events are FIFOs of clocks: the k-th wait on an event
-//   takes the k-th signal's clock).
+//   takes the k-th signal's clock). When every event has one signalling unit this relation, and so the race report,
+//   is the same under any timing parameters; when several units signal one event, which signal a wait consumes
+//   (and so what it orders) follows the simulated timing.
 // Faults stop the run at the faulting instruction: unmapped-address, alignment, dram-bounds, operand-space,
 //   rq-table / ew-table (malformed parameter tables), event-overflow, leaked-event, deadlock (with every queue's
 //   head), loop-depth, loop-nesting, loop-past-end, missing-halt, instruction-limit. The Error names the program,

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# janusc command-line tests: golden outputs, round trips, exit codes, error messages, no half-written files, and
+# determinism across runs and working directories. Usage: cli_test.sh JANUSC SOURCE_DIR
+# Regenerate the goldens (after a deliberate change): JANUSC_UPDATE_GOLDEN=1 cli_test.sh ...
+set -u
+J=$1
+SRC=$2
+EX=$SRC/examples/vnpu
+G=$SRC/tests/janusc/golden
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+pass=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+ok() { pass=$((pass + 1)); }
+# run WANT_RC CMD...: stdout in $T/out, stderr in $T/err
+run() {
+    local want=$1
+    shift
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -ne "$want" ]; then fail "exit $rc (want $want): $*"; sed 's/^/  stderr: /' "$T/err" >&2; else ok; fi
+}
+same() {  # same FILE_A FILE_B WHAT
+    if cmp -s "$1" "$2"; then ok; else fail "$3: $1 differs from $2"; diff "$1" "$2" | head -10 >&2; fi
+}
+golden() {  # golden FILE NAME: compare with tests/janusc/golden/NAME (or write it when updating)
+    if [ "${JANUSC_UPDATE_GOLDEN:-0}" = 1 ]; then cp "$1" "$G/$2"; fi
+    same "$1" "$G/$2" "golden $2"
+}
+has() {  # has FILE TEXT
+    if grep -qF -- "$2" "$1"; then ok; else fail "$1 lacks '$2'"; sed 's/^/  got: /' "$1" >&2; fi
+}
+sim_fc() {  # sim_fc PROGRAM OUTPUT
+    run 0 "$J" sim "$1" --input "$EX/input.bin" --weights "$EX/weights.bin" --output-size 512 --output "$2"
+}
+
+# 1. asm -> golden bytes; bin -> asm is the golden canonical text; both round trips
+run 0 "$J" asm "$EX/fc.s" -o "$T/fc.bin"
+golden "$T/fc.bin" fc.bin
+run 0 "$J" disasm "$T/fc.bin"
+cp "$T/out" "$T/fc.dis.s"
+golden "$T/fc.dis.s" fc.dis.s
+run 0 "$J" asm "$T/fc.dis.s" -o "$T/fc2.bin"
+same "$T/fc.bin" "$T/fc2.bin" "bin -> asm -> bin"
+run 0 "$J" disasm "$T/fc2.bin" -o "$T/fc2.dis.s"
+same "$T/fc.dis.s" "$T/fc2.dis.s" "asm -> bin -> asm (canonical text)"
+
+# 2. sim: the report is golden, the output equals make_data.py's independent reference, text and binary agree
+sim_fc "$EX/fc.s" "$T/y.bin"
+cp "$T/out" "$T/report.txt"
+golden "$T/report.txt" fc.report.txt
+same "$T/y.bin" "$EX/expected.bin" "fc output vs make_data.py"
+sim_fc "$T/fc.bin" "$T/y2.bin"
+same "$T/out" "$T/report.txt" "report of the .bin"
+same "$T/y2.bin" "$EX/expected.bin" "fc output of the .bin"
+
+# 3. determinism: another run from another working directory gives the same bytes
+mkdir -p "$T/elsewhere"
+(cd "$T/elsewhere" && "$J" sim "$EX/fc.s" --input "$EX/input.bin" --weights "$EX/weights.bin" --output-size 512 \
+    --output y.bin >report.txt 2>&1) || fail "sim from another directory"
+same "$T/elsewhere/y.bin" "$T/y.bin" "output from another directory"
+same "$T/elsewhere/report.txt" "$T/report.txt" "report from another directory"
+
+# 4. bad assembly: file:line:col, rule, exit 1, the existing output untouched, no temporary left
+cd "$T"
+printf 'nop\nli r1, 12abc\nhalt\n' >bad.s
+printf 'keep' >out.bin
+run 1 "$J" asm bad.s -o out.bin
+has "$T/err" "bad.s:2:10: error: '12abc' is not a number (trailing characters after the digits) [number-syntax]"
+[ "$(cat out.bin)" = keep ] && ok || fail "a failed asm changed its output file"
+[ -z "$(ls -A | grep janusc-tmp)" ] && ok || fail "a temporary file was left behind"
+
+# 5. bad binaries: a partial word, an undecodable word
+printf '0123456789ab' >short.bin
+run 1 "$J" disasm short.bin
+has "$T/err" "short.bin:byte 8: error: the file holds 12 bytes, not a whole number of 8-byte instruction words [word-size]"
+printf '\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x04' >reserved.bin
+run 1 "$J" disasm reserved.bin
+has "$T/err" "reserved.bin:word 1: error: 0x0400000000000001: halt leaves payload bits"
+run 1 "$J" sim reserved.bin
+has "$T/err" "[reserved-bits-zero]"
+
+# 6. a race: exit 3, both instructions named; a fault: exit 2, no output file written
+run 3 "$J" sim "$SRC/tests/janusc/race.s" --input "$EX/input.bin"
+has "$T/out" "RAW on LMEM 0x00200 (1 granule): pc 3 (DMA: dma.load r2, input, r0, 16) is not ordered before pc 4 (VEC: vec.max r1, r1, r2, 16 wait(e0))"
+rm -f never.bin
+run 2 "$J" sim "$SRC/tests/janusc/fault.s" --input "$EX/input.bin" --output-size 16 --output never.bin
+has "$T/err" "fault.s:pc 1: error: cycle"
+has "$T/err" "rd: local address 0x50000 is encodable but maps to no memory"
+has "$T/err" "[unmapped-address]"
+[ ! -e never.bin ] && ok || fail "a faulting run wrote its output"
+
+# 7. files and command lines
+run 1 "$J" sim missing.s
+has "$T/err" "missing.s: error: cannot open the file for reading [file-readable]"
+run 1 "$J" frobnicate
+run 1 "$J" asm "$EX/fc.s"
+run 1 "$J" sim "$EX/fc.s" --scratch "$EX/input.bin" --scratch-size 16
+has "$T/err" "[options-exclusive]"
+
+echo "janusc cli tests: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]

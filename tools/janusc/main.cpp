@@ -1,0 +1,211 @@
+// janusc: the Janus command-line driver, a thin layer over the headers.
+//
+//   janusc asm FILE.s -o FILE.bin        assemble to raw little-endian 64-bit instruction words
+//   janusc disasm FILE.bin [-o FILE.s]   canonical assembly text (re-assembles to identical bytes)
+//   janusc sim FILE.s|FILE.bin [--weights F] [--input F] [--scratch F | --scratch-size N] [--output-size N]
+//              [--output F] [--max-instructions N] [--no-races]
+//                                        run on the simulator; prints cycles, per-unit busy/stall, races, faults
+//
+// Exit codes: 0 success; 1 bad input (file, syntax, encoding, command line); 2 the program faulted; 3 the program
+// ran but races were reported. Errors go to stderr as `input:position: error: sentence [rule]`. Output files are
+// written to a temporary file in the same directory and renamed into place, so a failing run never leaves a
+// half-written file and never touches an existing one.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <janus/vnpu/asm.hpp>
+#include <janus/vnpu/sim/simulator.hpp>
+
+namespace {
+
+using janus::Error;
+using janus::Result;
+using janus::make_error;
+namespace vnpu = janus::vnpu;
+namespace fs = std::filesystem;
+
+constexpr int exit_input = 1, exit_fault = 2, exit_races = 3;
+
+Result<std::vector<std::uint8_t>> read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return make_error(path, "", "file-readable", "cannot open the file for reading");
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (f.bad()) return make_error(path, "", "file-readable", "reading the file failed");
+    return bytes;
+}
+
+/// Write `bytes` to `path` atomically: a temporary file in the same directory, then a rename.
+janus::Status write_file(const std::string& path, const void* data, std::size_t size) {
+    const fs::path target(path);
+    fs::path tmp = target;
+    tmp += ".janusc-tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f) return make_error(path, "", "file-writable", "cannot create " + tmp.string());
+        f.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+        f.close();
+        if (!f) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            return make_error(path, "", "file-writable", "writing " + tmp.string() + " failed");
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        return make_error(path, "", "file-writable", "cannot rename the temporary file into place: " + ec.message());
+    }
+    return janus::ok_status();
+}
+
+Result<std::vector<vnpu::Word>> words_of(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+    if (bytes.size() % 8 != 0)
+        return make_error(path, "byte " + std::to_string(bytes.size() - bytes.size() % 8), "word-size",
+                          "the file holds " + std::to_string(bytes.size()) +
+                              " bytes, not a whole number of 8-byte instruction words");
+    std::vector<vnpu::Word> words(bytes.size() / 8);
+    for (std::size_t i = 0; i < words.size(); ++i)
+        for (int b = 0; b < 8; ++b) words[i] |= static_cast<vnpu::Word>(bytes[8 * i + static_cast<std::size_t>(b)]) << (8 * b);
+    return words;
+}
+
+std::vector<std::uint8_t> bytes_of(const std::vector<vnpu::Word>& words) {
+    std::vector<std::uint8_t> out(words.size() * 8);
+    for (std::size_t i = 0; i < words.size(); ++i)
+        for (int b = 0; b < 8; ++b) out[8 * i + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(words[i] >> (8 * b));
+    return out;
+}
+
+/// A program from a .bin file (decoded) or any other file (assembled).
+Result<std::vector<vnpu::Instr>> load_program(const std::string& path) {
+    JANUS_TRY(auto bytes, read_file(path));
+    if (fs::path(path).extension() == ".bin") {
+        JANUS_TRY(auto words, words_of(bytes, path));
+        std::vector<vnpu::Instr> prog;
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            JANUS_TRY(vnpu::Instr in, vnpu::decode(words[i], path + ":word " + std::to_string(i)));
+            prog.push_back(in);
+        }
+        return prog;
+    }
+    return vnpu::assemble(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+}
+
+int fail(const Error& e) {
+    std::cerr << e.message() << "\n";
+    return exit_input;
+}
+
+int cmd_asm(const std::string& in, const std::string& out) {
+    auto bytes = read_file(in);
+    if (!bytes) return fail(bytes.error());
+    auto words = vnpu::assemble_words(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), in);
+    if (!words) return fail(words.error());
+    const auto data = bytes_of(*words);
+    if (auto s = write_file(out, data.data(), data.size()); !s) return fail(s.error());
+    return 0;
+}
+
+int cmd_disasm(const std::string& in, const std::string& out) {
+    auto bytes = read_file(in);
+    if (!bytes) return fail(bytes.error());
+    auto words = words_of(*bytes, in);
+    if (!words) return fail(words.error());
+    auto text = vnpu::disassemble(*words, in);
+    if (!text) return fail(text.error());
+    if (out.empty()) {
+        std::cout << *text;
+        return 0;
+    }
+    if (auto s = write_file(out, text->data(), text->size()); !s) return fail(s.error());
+    return 0;
+}
+
+struct SimArgs {
+    std::string program, weights, input, scratch, output;
+    std::uint64_t scratch_size = 0, output_size = 0, max_instructions = std::uint64_t{1} << 32;
+    bool no_races = false;
+};
+
+int cmd_sim(const SimArgs& a) {
+    auto prog = load_program(a.program);
+    if (!prog) return fail(prog.error());
+    vnpu::sim::Machine m;
+    const auto load_region = [&](int region, const std::string& file, std::uint64_t size) -> janus::Status {
+        auto& dst = m.dram[static_cast<std::size_t>(region)];
+        if (!file.empty()) {
+            JANUS_TRY(dst, read_file(file));
+        } else {
+            dst.assign(size, 0);
+        }
+        return janus::ok_status();
+    };
+    if (!a.scratch.empty() && a.scratch_size != 0)
+        return fail(make_error("--scratch-size", "", "options-exclusive", "give --scratch FILE or --scratch-size N, not both"));
+    for (const auto& s : {load_region(0, a.weights, 0), load_region(1, a.scratch, a.scratch_size),
+                          load_region(2, a.input, 0), load_region(3, "", a.output_size)})
+        if (!s) return fail(s.error());
+    vnpu::sim::Options opt;
+    opt.name = a.program;
+    opt.max_instructions = a.max_instructions;
+    opt.detect_races = !a.no_races;
+    const vnpu::sim::Report r = vnpu::sim::run(*prog, m, opt);
+    std::cout << vnpu::sim::format_report(r, *prog);
+    if (r.fault) {
+        std::cerr << r.fault->message() << "\n";
+        return exit_fault;
+    }
+    if (!a.output.empty())
+        if (auto s = write_file(a.output, m.dram[3].data(), m.dram[3].size()); !s) return fail(s.error());
+    return r.races.empty() ? 0 : exit_races;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"janusc: the Janus compiler driver (vnpu assembler, disassembler and simulator)"};
+    app.require_subcommand(1);
+
+    std::string asm_in, asm_out;
+    auto* a = app.add_subcommand("asm", "assemble vnpu text into raw little-endian instruction words");
+    a->add_option("file", asm_in, "assembly text (.s)")->required();
+    a->add_option("-o,--output", asm_out, "output file (.bin)")->required();
+
+    std::string dis_in, dis_out;
+    auto* d = app.add_subcommand("disasm", "print canonical assembly for instruction words");
+    d->add_option("file", dis_in, "instruction words (.bin)")->required();
+    d->add_option("-o,--output", dis_out, "output file (default: standard output)");
+
+    SimArgs s;
+    auto* sim = app.add_subcommand("sim", "run a program on the vnpu simulator");
+    sim->add_option("program", s.program, "program: .bin words, or assembly text")->required();
+    sim->add_option("--weights", s.weights, "contents of DRAM region weights");
+    sim->add_option("--input", s.input, "contents of DRAM region input");
+    sim->add_option("--scratch", s.scratch, "contents of DRAM region scratch");
+    sim->add_option("--scratch-size", s.scratch_size, "size in bytes of a zeroed scratch region");
+    sim->add_option("--output-size", s.output_size, "size in bytes of the (zeroed) output region");
+    sim->add_option("--output", s.output, "write the output region here after a run without fault");
+    sim->add_option("--max-instructions", s.max_instructions, "SEQ steps before the run stops (instruction-limit)");
+    sim->add_flag("--no-races", s.no_races, "do not run the race detector");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : exit_input;
+    }
+    if (a->parsed()) return cmd_asm(asm_in, asm_out);
+    if (d->parsed()) return cmd_disasm(dis_in, dis_out);
+    return cmd_sim(s);
+}
