@@ -2,6 +2,7 @@
 //
 //   janusc asm FILE.s -o FILE.bin        assemble to raw little-endian 64-bit instruction words
 //   janusc disasm FILE.bin [-o FILE.s]   canonical assembly text (re-assembles to identical bytes)
+//   janusc isa-doc [--update DOC.md]     the generated instruction reference (or splice it into DOC.md)
 //   janusc sim FILE.s|FILE.bin [--weights F] [--input F] [--scratch F | --scratch-size N] [--output-size N]
 //              [--output F] [--max-instructions N] [--no-races]
 //                                        run on the simulator; prints cycles, per-unit busy/stall, races, faults
@@ -24,6 +25,7 @@
 #include <CLI/CLI.hpp>
 
 #include <janus/vnpu/asm.hpp>
+#include <janus/vnpu/reference.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
 namespace {
@@ -132,6 +134,19 @@ int cmd_disasm(const std::string& in, const std::string& out) {
     return 0;
 }
 
+int cmd_isa_doc(const std::string& update) {
+    if (update.empty()) {
+        std::cout << vnpu::instruction_reference();
+        return 0;
+    }
+    auto bytes = read_file(update);
+    if (!bytes) return fail(bytes.error());
+    auto doc = vnpu::splice_reference(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), update);
+    if (!doc) return fail(doc.error());
+    if (auto s = write_file(update, doc->data(), doc->size()); !s) return fail(s.error());
+    return 0;
+}
+
 struct SimArgs {
     std::string program, weights, input, scratch, output;
     std::uint64_t scratch_size = 0, output_size = 0, max_instructions = std::uint64_t{1} << 32;
@@ -187,6 +202,10 @@ int main(int argc, char** argv) {
     d->add_option("file", dis_in, "instruction words (.bin)")->required();
     d->add_option("-o,--output", dis_out, "output file (default: standard output)");
 
+    std::string doc_update;
+    auto* doc = app.add_subcommand("isa-doc", "print the instruction reference generated from the instruction table");
+    doc->add_option("--update", doc_update, "rewrite the generated block of this Markdown file in place");
+
     SimArgs s;
     auto* sim = app.add_subcommand("sim", "run a program on the vnpu simulator");
     sim->add_option("program", s.program, "program: .bin words, or assembly text")->required();
@@ -207,5 +226,6 @@ int main(int argc, char** argv) {
     }
     if (a->parsed()) return cmd_asm(asm_in, asm_out);
     if (d->parsed()) return cmd_disasm(dis_in, dis_out);
+    if (doc->parsed()) return cmd_isa_doc(doc_update);
     return cmd_sim(s);
 }
