@@ -129,7 +129,8 @@ std::vector<std::int32_t> plain_matmul(const std::vector<std::int8_t>& a, const 
 TEST_CASE("mac.mm / mac.mma equal the plain loops, with the zero point, a strided A and the timing formula") {
     std::mt19937 rng(7);
     std::uniform_int_distribution<int> byte(-128, 127);
-    for (const auto& [M, K, N] : {std::array{1, 16, 16}, std::array{5, 48, 32}, std::array{16, 64, 48}, std::array{33, 16, 80}}) {
+    for (const auto& shape : {std::array{1, 16, 16}, std::array{5, 48, 32}, std::array{16, 64, 48}, std::array{33, 16, 80}}) {
+        const int M = shape[0], K = shape[1], N = shape[2];  // not a structured binding: clang 14 cannot capture one
         CAPTURE(M);
         CAPTURE(K);
         CAPTURE(N);
