@@ -2,6 +2,8 @@
 // report, and determinism.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -63,14 +65,11 @@ TEST_CASE("race (seed C6): the wait covers an earlier DMA, not the real producer
     // Both loads run on DMA; the second one writes the data VEC reads, but the event comes from the first. With the
     // slow timing below (DRAM latency 1, VEC slow) the second load happens to finish before VEC reads, so the data is
     // right by luck; the detector must report the race under both timings.
-    const auto rs = races_under_two_timings(R"(
-        li r1, 0x100
-        li r2, 0x200
-        dma.load r1, input, r0, 16 signal(e0)
-        dma.load r2, input, r0, 16
-        vec.max r1, r1, r2, 16 wait(e0)
-        halt
-    )", with_input(64));
+    // the program `janusc sim` reports in tests/janusc/cli_test.sh: one copy, read from the source tree
+    std::ifstream f(std::string(JANUS_SOURCE_DIR) + "/tests/janusc/race.s", std::ios::binary);
+    REQUIRE(f);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const auto rs = races_under_two_timings(text, with_input(64));
     CHECK(rs.size() == 1);
     CHECK(has(rs, sim::RaceKind::raw, 3, 4));
 }

@@ -8,8 +8,8 @@
 //   .event NAME = eN                an alias usable in wait(...) / signal(...)
 //   mnemonic op, op ... [wait(E)] [signal(E)]
 // Operands by field kind: reg `rN` or a .reg alias; region a name (weights, scratch, input, output); simm a decimal
-// number with an optional '-'; uimm / count decimal or `0x` hex, never signed; mask the same; a count field named `body` (LOOP) may also be a label defined
-// AFTER the instruction: body = label index - (instruction index + 1).
+// number with an optional '-'; uimm / count decimal or `0x` hex, never signed; mask the same; a count field named
+// `body` (LOOP) may also be a label defined AFTER the instruction: body = label index - (instruction index + 1).
 // Numbers must be consumed completely (seed C9): `12abc`, `0x`, `--1`, `+1` and a sign on an unsigned field are
 // refused, as is any value outside the field's range or alignment (the encoder's rules).
 // Diagnostics: Error{input = file name, position = "line:col" (1-based, the offending token), rule, detail}, so

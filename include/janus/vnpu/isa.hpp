@@ -20,7 +20,7 @@
 // non-zero reserved bits and clear-flag event bits, and for every word decode() accepts, encode(decode(w)) == w.
 // Errors name the input ("word 12" / the mnemonic), the field and the rule.
 //
-// Each row also names what the simulator executes (`sem`, vnpu/sim/exec.hpp) and how its cycles count (`cost`); the
+// Each row also names what the simulator executes (`sem`, vnpu/sim/simulator.hpp) and how its cycles count (`cost`); the
 // reference in docs/vnpu.md is generated from the rows (vnpu/reference.hpp).
 #include <array>
 #include <cstdint>
@@ -47,7 +47,7 @@ enum class FieldKind : std::uint8_t { reg, event, uimm, simm, count, mask, regio
 /// DRAM regions, in `region` field order; the host sets each one's contents and size.
 inline constexpr std::array<std::string_view, 4> region_names = {"weights", "scratch", "input", "output"};
 
-/// What executes a row: the simulator dispatches on it (vnpu/sim/exec.hpp handles every value; -Wswitch checks).
+/// What executes a row: the simulator dispatches on it (Simulator::execute handles every value; -Wswitch checks).
 enum class Sem : std::uint8_t {
     nop, halt, li, addi, alu, loop, sync,
     dma_cfg, dma_load, dma_store, dma_move, dma_fill,

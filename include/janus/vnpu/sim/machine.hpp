@@ -16,11 +16,14 @@
 // and writes a granule, e.g. in-place VEC, keeps both so that a conflict with it is reported as RAW and WAW in
 // whichever order the timing model runs the two instructions).
 // Precision: like FastTrack, a granule keeps one write, so once it has raced a later conflict on it may be masked
-// (every racy granule yields at least one report; a program with no report has no race). This is independent of timing: a wait on an event that
-// does not cover the real producer is reported even when the timing model happens to run the producer first.
+// (every racy granule yields at least one report; a program with no report has no race). This is independent of
+// timing: a wait on an event that does not cover the real producer is reported even when the timing model happens
+// to run the producer first.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <tuple>
@@ -43,7 +46,7 @@ using Clock = std::array<std::uint32_t, n_units>;
 
 inline Clock join(const Clock& a, const Clock& b) {
     Clock c;
-    for (int u = 0; u < n_units; ++u) c[static_cast<std::size_t>(u)] = std::max(a[static_cast<std::size_t>(u)], b[static_cast<std::size_t>(u)]);
+    for (std::size_t u = 0; u < c.size(); ++u) c[u] = std::max(a[u], b[u]);
     return c;
 }
 
@@ -180,13 +183,16 @@ struct Region {
     std::uint32_t offset = 0;  ///< within the space's byte vector
 };
 
+/// A local address or DRAM offset as diagnostics and race reports print it: `0x` and at least 5 hex digits.
+inline std::string hex_address(std::int64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%05llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
 /// Resolve a local address range: it must lie inside ONE existing space, aligned for it. `what` names the operand.
 inline Result<Region> resolve_local(std::int64_t addr, std::int64_t len, const std::string& what) {
-    const auto hex = [](std::int64_t v) {
-        char b[24];
-        std::snprintf(b, sizeof b, "0x%05llx", static_cast<unsigned long long>(v));
-        return std::string(b);
-    };
+    const auto hex = hex_address;
     struct Range {
         Space s;
         std::uint32_t base, size;

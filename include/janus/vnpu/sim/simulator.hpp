@@ -220,10 +220,8 @@ private:
             std::string spaces;
             for (int s = 0; s < 3; ++s)
                 if (allowed >> s & 1u) spaces += (spaces.empty() ? "" : " or ") + std::string(space_name(static_cast<Space>(s)));
-            char hex[16];
-            std::snprintf(hex, sizeof hex, "0x%05llx", static_cast<unsigned long long>(addr));
             fault(w.pc, "operand-space",
-                  std::string(operand) + " = " + hex + " is in " + std::string(space_name(r->space)) +
+                  std::string(operand) + " = " + hex_address(addr) + " is in " + std::string(space_name(r->space)) +
                       "; " + std::string(w.in->info->mnemonic) + " expects " + spaces);
             return nullptr;
         }
@@ -293,31 +291,23 @@ private:
     void dma(const Work& w) {
         const Sem sem = w.in->info->sem;
         const std::int64_t bytes = w["bytes"];
+        const auto n = static_cast<std::size_t>(bytes);
         for (std::int64_t r = 0; r < dma_.rows; ++r) {
             const std::int64_t so = r * dma_.src_stride, dof = r * dma_.dst_stride;
-            const std::uint8_t* src = nullptr;
-            std::uint8_t* dst = nullptr;
-            switch (sem) {
-                case Sem::dma_load:
-                    src = dram(w, w["region"], w["rs"] + so, bytes, false, "rs");
-                    if (src) dst = local(w, w["rd"] + dof, bytes, true, "rd", any_local);
-                    break;
-                case Sem::dma_store:
-                    src = local(w, w["rs"] + so, bytes, false, "rs", any_local);
-                    if (src) dst = dram(w, w["region"], w["rd"] + dof, bytes, true, "rd");
-                    break;
-                case Sem::dma_move:
-                    src = local(w, w["rs"] + so, bytes, false, "rs", any_local);
-                    if (src) dst = local(w, w["rd"] + dof, bytes, true, "rd", any_local);
-                    break;
-                default:
-                    dst = local(w, w["rd"] + dof, bytes, true, "rd", any_local);
-                    if (dst) std::memset(dst, static_cast<int>(static_cast<std::uint8_t>(w["value"])), static_cast<std::size_t>(bytes));
-                    if (!dst) return;
-                    continue;
+            if (sem == Sem::dma_fill) {
+                std::uint8_t* dst = local(w, w["rd"] + dof, bytes, true, "rd", any_local);
+                if (!dst) return;
+                std::memset(dst, static_cast<int>(static_cast<std::uint8_t>(w["value"])), n);
+                continue;
             }
-            if (!src || !dst) return;
-            std::memmove(dst, src, static_cast<std::size_t>(bytes));
+            // the source is checked (and recorded) before the destination, then the row is copied as a whole
+            const std::uint8_t* src = sem == Sem::dma_load ? dram(w, w["region"], w["rs"] + so, bytes, false, "rs")
+                                                           : local(w, w["rs"] + so, bytes, false, "rs", any_local);
+            if (!src) return;
+            std::uint8_t* dst = sem == Sem::dma_store ? dram(w, w["region"], w["rd"] + dof, bytes, true, "rd")
+                                                      : local(w, w["rd"] + dof, bytes, true, "rd", any_local);
+            if (!dst) return;
+            std::memmove(dst, src, n);
         }
     }
 
@@ -752,9 +742,8 @@ inline std::string format_report(const Report& r, std::span<const Instr> program
     };
     s += "races: " + std::to_string(r.races.size()) + "\n";
     for (const Race& x : r.races) {
-        char addr[16];
-        std::snprintf(addr, sizeof addr, "0x%05x", x.address);
-        s += "  " + std::string(race_kind_name(x.kind)) + " on " + std::string(space_name(x.space)) + " " + addr + " (" +
+        s += "  " + std::string(race_kind_name(x.kind)) + " on " + std::string(space_name(x.space)) + " " +
+             hex_address(x.address) + " (" +
              std::to_string(x.granules) + " granule" + (x.granules == 1 ? "" : "s") + "): " + who(x.first) +
              " is not ordered before " + who(x.second) + "\n";
     }
