@@ -372,7 +372,7 @@ def vnpu_mnemonics():
     text = (FUZZ_DIR.parent / "include/janus/vnpu/isa.hpp").read_text()
     body = text[text.index("instruction_table = {"):]
     body = body[: body.index("};")]
-    return re.findall(r'detail::(?:row|alu|vec_ew)\("([a-z.]+)"', body)
+    return re.findall(r'^ *detail::[a-z_0-9]+\("([a-z0-9.]+)"', body, re.M)  # one row per line
 
 
 def vnpu_max_fields():
@@ -394,7 +394,9 @@ ASM_SEEDS = {
              "mac.cfg 4, 16, 16, 16\nmac.mm r2, r1, r1, -3 wait(e0)\nmac.mma r2, r1, r1, 0 signal(e1)\n"
              "vec.rq r1, r2, r1, 16, 4 wait(e1)\nvec.ew.add r1, r1, r1, r1, 64\nvec.acc r2, r1, 5, 16\n"
              "vec.mac r2, r1, r1, -1, 16\nvec.max r1, r1, r1, 16\nlut.apply r1, r1, 3, 64 signal(e2)\n"
-             "dma.store output, r0, r1, 64 wait(e2)\ndma.fill r1, -1, 32\ndma.move r1, r1, 16\nhalt\n",
+             "dma.store output, r0, r1, 64 wait(e2)\ndma.fill r1, -1, 32\ndma.move r1, r1, 16\n"
+             "vec.shl32 r2, r2, 3, 16\nvec.rshr32 r2, r2, 31, 16\nvec.abs32 r2, r2, 32\nvec.add32 r2, r2, r2, 16\n"
+             "vec.sel r1, r1, r1, r1, 16\nhalt\n",
     "bad_region": "dma.load r1, dram, r2, 16\n",
     "bad_alignment": "dma.move r1, r2, 24\n",
     "bad_trailing_digits": "li r1, 12abc\n",
@@ -458,6 +460,8 @@ def seeds_vnpu_sim():
     vec_rq = lambda rd, rs, rp, c, rows: 20 << 58 | rd << 44 | rs << 40 | rp << 36 | (c // 16 - 1) | (rows - 1) << 10
     vec_max = lambda rd, ra, rb, n: 24 << 58 | rd << 40 | ra << 36 | rb << 32 | (n // 16 - 1)
     vec_acc = lambda acc, rx, zp, n: 22 << 58 | acc << 44 | rx << 40 | (zp & 0x1FF) << 16 | (n // 16 - 1)
+    vec_i32 = lambda func, rd, rs, sh, n: 25 << 58 | func << 44 | rd << 40 | rs << 36 | sh << 16 | (n // 16 - 1)
+    vec_sel = lambda rd, rc, ra, rb, n: 26 << 58 | rd << 40 | rc << 36 | ra << 32 | rb << 28 | (n // 16 - 1)
     lut = lambda rd, rs, t, n: 28 << 58 | rd << 44 | rs << 40 | t << 36 | (n // 16 - 1)
     loop = lambda count, body: 5 << 58 | (count - 1) | (body - 1) << 14
     return {
@@ -468,6 +472,9 @@ def seeds_vnpu_sim():
                        mac_cfg(4, 16, 16, 16), mac_mm(2, 1, 1, -3) | wait(0) | sig(1),
                        vec_rq(1, 2, 0, 16, 4) | wait(1), halt),
         "lanes": prog([0, 0, 0, 0], li(1, 0x80000), vec_acc(1, 0, 5, 32), vec_max(0, 0, 0, 64), halt),
+        "acc_ops": prog([0, 0, 0, 0], li(1, 0x80000), vec_acc(1, 0, 5, 64), vec_i32(0, 1, 1, 4, 64),
+                        vec_i32(1, 1, 1, 3, 64), vec_i32(2, 1, 1, 0, 64), 25 << 58 | 3 << 44 | 1 << 40 | 1 << 36 | 1 << 32 | 3,
+                        vec_sel(0, 0, 0, 0, 64), halt),
         "race": prog([1, 0, 1, 1], li(1, 0x100), dma_load(1, 2, 0, 16), vec_max(1, 1, 1, 16), halt),
         "deadlock": prog([0, 0, 0, 0], vec_max(0, 0, 0, 16) | wait(3), halt),
         "loop": prog([0, 0, 0, 0], li(1, 0), loop(100, 1), 3 << 58 | 1 << 44 | 1 << 40 | 1, halt),

@@ -74,6 +74,12 @@ TEST_CASE("golden encodings: every field at its boundary values, events on and o
         {make("vec.mac", {1, 2, 3, 255, 262144}), "vec.mac r1, r2, r3, 255, 262144", 0x5c00123000ff3fffULL},
         {make("vec.max", {1, 2, 3, 16}), "vec.max r1, r2, r3, 16", 0x6000012300000000ULL},
         {make("vec.min", {1, 2, 3, 16}), "vec.min r1, r2, r3, 16", 0x6000812300000000ULL},
+        {make("vec.shl32", {1, 2, 31, 16}), "vec.shl32 r1, r2, 31, 16", 0x64000120001f0000ULL},
+        {make("vec.rshr32", {15, 14, 0, 262144}), "vec.rshr32 r15, r14, 0, 262144", 0x64001fe000003fffULL},
+        {make("vec.abs32", {1, 2, 16}), "vec.abs32 r1, r2, 16", 0x6400212000000000ULL},
+        {make("vec.add32", {1, 2, 3, 32}), "vec.add32 r1, r2, r3, 32", 0x6400312300000001ULL},
+        {make("vec.sel", {1, 2, 3, 4, 16}, 3), "vec.sel r1, r2, r3, r4, 16 wait(e3)", 0x6a60012340000000ULL},
+        {make("vec.sel", {15, 15, 15, 15, 262144}), "vec.sel r15, r15, r15, r15, 262144", 0x68000ffff0003fffULL},
         {make("lut.apply", {1, 2, 3, 262144}, 15, 15), "lut.apply r1, r2, 3, 262144 wait(e15) signal(e15)", 0x73ff123000003fffULL},
         {make("lut.apply", {0, 0, 0, 16}), "lut.apply r0, r0, 0, 16", 0x7000000000000000ULL},
     };
@@ -118,6 +124,7 @@ TEST_CASE("field-range: one past each boundary is refused with the field's name"
     CHECK_RULE(encode(make("dma.load", {1, 4, 2, 16})), "field-range");       // regions 0..3
     CHECK_RULE(encode(make("mac.mm", {1, 2, 3, 256})), "field-range");
     CHECK_RULE(encode(make("vec.rq", {1, 2, 3, 16, 4097})), "field-range");
+    CHECK_RULE(encode(make("vec.shl32", {1, 2, 32, 16})), "field-range");     // shifts 0..31
     const auto e = encode(make("loop", {1, 1025}));
     CHECK(e.error().position == "body");
     CHECK(e.error().message() ==
@@ -132,6 +139,8 @@ TEST_CASE("event-range: wait and signal name e0..e15 only") {
 TEST_CASE("decoder: unknown opcodes and ALU functions, reserved bits, event bits without their flag") {
     CHECK_RULE(decode(Word{63} << 58), "known-opcode");
     CHECK_RULE(decode(Word{4} << 58 | Word{11} << 44), "known-opcode");  // ALU function 11 does not exist
+    CHECK_RULE(decode(Word{25} << 58 | Word{4} << 44), "known-opcode");  // int32 VEC function 4 does not exist
+    CHECK_RULE(decode(Word{25} << 58 | Word{2} << 44 | Word{1} << 16), "reserved-bits-zero");  // vec.abs32: no shift
     CHECK_RULE(decode(Word{1}), "reserved-bits-zero");                   // nop with payload bit 0
     CHECK_RULE(decode(Word{1} << 58 | Word{1} << 47), "reserved-bits-zero");
     CHECK_RULE(decode(Word{2} << 58 | Word{1} << 32), "reserved-bits-zero");  // li: bits 43..32 are reserved

@@ -99,6 +99,28 @@ TEST_CASE("race: WAR -- VEC overwrites a buffer a DMA store may still be reading
     CHECK(has(rs, sim::RaceKind::waw, 2, 3));
 }
 
+TEST_CASE("race: ACC granules are 64 B -- MAC writes partial sums VEC joins without waiting; vec.sel reads a mask") {
+    const auto rs = races_under_two_timings(R"(
+        li r1, 0x80000
+        li r2, 0x80400
+        mac.cfg 1, 16, 16, 16
+        mac.mm r2, r0, r0, 0            ; ACC[0x400 .. 0x440)
+        vec.add32 r1, r1, r2, 16        ; reads it: RAW (one 64-B granule)
+        li r3, 0x100
+        dma.load r3, input, r0, 16
+        vec.sel r0, r3, r0, r0, 16      ; the mask is still being loaded: RAW (and WAR with the mac.mm reading A, B)
+        halt
+    )", with_input(64));
+    CHECK(has(rs, sim::RaceKind::raw, 3, 4));
+    CHECK(has(rs, sim::RaceKind::raw, 6, 7));
+    for (const auto& r : rs)
+        if (r.first.pc == 3 && r.second.pc == 4) {
+            CHECK(r.space == sim::Space::acc);
+            CHECK(r.address == 0x400);
+            CHECK(r.granules == 1);
+        }
+}
+
 TEST_CASE("no race: producer -> event -> consumer, and a SEQ sync orders everything dispatched after it") {
     sim::Machine m = with_input(64);
     run_clean(R"(
@@ -190,6 +212,16 @@ TEST_CASE("faults: event overflow, leaked event, deadlock dump, loops, missing h
     t.lmem[16 + 16 * 5 + 8] = 0;  // t = 0: not a shift the table can hold
     check_fault("li r1, 0x80000\nli r2, 0x1000\nvec.rq r2, r1, r0, 16, 1\nhalt\n", t, "rq-table", "pc 2",
                 "channel 5");
+    t.lmem[16 + 16 * 5 + 8] = 31;
+    t.lmem[12] = 3;  // the header's rounding: 0..2 only
+    check_fault("li r1, 0x80000\nli r2, 0x1000\nvec.rq r2, r1, r0, 16, 1\nhalt\n", t, "rq-table", "pc 2",
+                "rounding 3");
+    put_i32(t.lmem, 0x400 + 44, -1);  // an elementwise block whose rounding word is -1
+    check_fault("li r1, 0x400\nvec.ew.add r0, r0, r0, r1, 16\nhalt\n", t, "ew-table", "pc 1", "rounding (word 11) -1");
+    check_fault("li r1, 0x80000\nvec.sel r0, r0, r1, r0, 16\nhalt\n", t, "operand-space", "pc 1",
+                "ra = 0x80000 is in ACC; vec.sel expects LMEM");
+    check_fault("li r1, 0x100\nvec.abs32 r0, r1, 16\nhalt\n", t, "operand-space", "pc 1",
+                "rs = 0x00100 is in LMEM; vec.abs32 expects ACC");
     sim::Options limit;
     limit.max_instructions = 1000;
     const Run r = run_text("loop 16384, 1\nnop\nhalt\n", m, limit);

@@ -204,12 +204,51 @@ TEST_CASE("vec.rq: a hand-computed entry (bias 10, multiplier 0.5 = 2^30 * 2^-31
     CHECK(s8(m.lmem, 0x1003) == 127);   // 505 + 3 saturates
 }
 
+TEST_CASE("vec.rq: the table header's rounding selects round_double, round_single or round_half_even") {
+    // M = 0.25 as (2^30, shift -1): -2 -> -0.5, 10 -> 2.5, 6 -> 1.5, -6 -> -1.5, 7 -> 1.75
+    const std::int32_t acc[5] = {-2, 10, 6, -6, 7};
+    const int want[3][5] = {
+        {-1, 3, 2, -2, 2},  // double: SRDHM (half up) to x/2, then the shift rounds half away from zero
+        {0, 3, 2, -1, 2},   // single: one rounding, ties toward +infinity
+        {0, 2, 2, -2, 2},   // half_even
+    };
+    for (int mode = 0; mode < 3; ++mode) {
+        CAPTURE(mode);
+        sim::Machine m;
+        put_rq_table(m.lmem, 0, 0, -128, 127, std::vector<std::int32_t>(16, 0),
+                     std::vector<numeric::QuantizedMultiplier>(16, {1 << 30, -1}), mode);
+        for (int i = 0; i < 5; ++i) put_i32(m.acc, static_cast<std::size_t>(4 * i), acc[i]);
+        run_clean("li r1, 0x1000\nli r2, 0x80000\nvec.rq r1, r2, r0, 16, 1\nhalt\n", m);
+        for (int i = 0; i < 5; ++i) CHECK(s8(m.lmem, static_cast<std::size_t>(0x1000 + i)) == want[mode][i]);
+    }
+    // and at random, against numeric::requantize of each mode
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<std::int32_t> value(-3000000, 3000000);
+    std::uniform_real_distribution<double> ratio(1e-6, 1e-3);
+    for (int mode = 0; mode < 3; ++mode) {
+        sim::Machine m;
+        std::vector<numeric::QuantizedMultiplier> q(16);
+        for (auto& x : q) x = numeric::quantize_multiplier(ratio(rng)).value();
+        put_rq_table(m.lmem, 0, 7, -120, 100, std::vector<std::int32_t>(16, 0), q, mode);
+        std::vector<std::int32_t> in(64);
+        for (std::size_t i = 0; i < in.size(); ++i) put_i32(m.acc, 4 * i, in[i] = value(rng));
+        run_clean("li r1, 0x1000\nli r2, 0x80000\nvec.rq r1, r2, r0, 16, 4\nhalt\n", m);
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            const auto& qi = q[i % 16];
+            const std::int32_t r = mode == 0   ? numeric::requantize<numeric::round_double>(in[i], qi, 7, -120, 100)
+                                   : mode == 1 ? numeric::requantize<numeric::round_single>(in[i], qi, 7, -120, 100)
+                                               : numeric::requantize<numeric::round_half_even>(in[i], qi, 7, -120, 100);
+            CHECK(s8(m.lmem, 0x1000 + i) == r);
+        }
+    }
+}
+
 namespace {
 /// Write BinaryQuantPlan p as VEC.EW's 48-byte parameter block (docs/vnpu.md).
-void put_ew_block(std::vector<std::uint8_t>& mem, std::size_t at, const ops::BinaryQuantPlan& p) {
+void put_ew_block(std::vector<std::uint8_t>& mem, std::size_t at, const ops::BinaryQuantPlan& p, std::int32_t rounding = 0) {
     const auto t = [](const numeric::QuantizedMultiplier& q) { return 31 - q.shift; };
     const std::int32_t w[12] = {p.zp_a, p.zp_b, p.zp_out, p.left_shift, p.m_a.multiplier, t(p.m_a),
-                                p.m_b.multiplier, t(p.m_b), p.m_out.multiplier, t(p.m_out), p.acc_limit, 0};
+                                p.m_b.multiplier, t(p.m_b), p.m_out.multiplier, t(p.m_out), p.acc_limit, rounding};
     for (int k = 0; k < 12; ++k) put_i32(mem, at + 4 * static_cast<std::size_t>(k), w[k]);
 }
 
@@ -247,6 +286,80 @@ TEST_CASE("vec.ew: add, sub, mul, min, max equal the host kernels of ops/binary.
     check_ew<ops::Mul, expr::BinOp::mul>("vec.ew.mul", 3);
     check_ew<ops::Min, expr::BinOp::min>("vec.ew.min", 4);
     check_ew<ops::Max, expr::BinOp::max>("vec.ew.max", 5);
+}
+
+TEST_CASE("vec.ew.mul: the block's word 11 selects the rounding; plain loops per mode") {
+    ops::BinaryQuantPlan p;
+    p.zp_a = 3;
+    p.zp_b = -4;
+    p.zp_out = 1;
+    p.m_out = {1 << 30, -1};  // 0.25: odd products give quarter and half ties
+    p.acc_limit = 255 * 255;
+    std::vector<std::int8_t> a(64), b(64);
+    for (int i = 0; i < 64; ++i) {
+        a[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(i * 7 - 200 + 256 * (i * 7 < 72));
+        b[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(14 - 3 * i);
+    }
+    for (int mode = 0; mode < 3; ++mode) {
+        CAPTURE(mode);
+        sim::Machine m;
+        std::memcpy(&m.lmem[0x100], a.data(), 64);
+        std::memcpy(&m.lmem[0x200], b.data(), 64);
+        put_ew_block(m.lmem, 0x400, p, mode);
+        run_clean("li r1, 0x100\nli r2, 0x200\nli r3, 0x400\nvec.ew.mul r1, r1, r2, r3, 64\nhalt\n", m);
+        int ties_seen = 0;
+        for (std::size_t i = 0; i < 64; ++i) {
+            const std::int32_t prod = (a[i] - p.zp_a) * (b[i] - p.zp_b);
+            ties_seen += (prod % 4 != 0 && prod % 2 == 0);
+            const std::int32_t r = mode == 0   ? numeric::requantize<numeric::round_double>(prod, p.m_out, 1, -128, 127)
+                                   : mode == 1 ? numeric::requantize<numeric::round_single>(prod, p.m_out, 1, -128, 127)
+                                               : numeric::requantize<numeric::round_half_even>(prod, p.m_out, 1, -128, 127);
+            CHECK(s8(m.lmem, 0x100 + i) == r);
+        }
+        CHECK(ties_seen > 8);
+    }
+}
+
+TEST_CASE("vec.shl32, vec.rshr32, vec.abs32, vec.add32 on ACC; vec.sel on LMEM: hand-computed lanes") {
+    sim::Machine m;
+    const std::int32_t x[16] = {0, 1, -1, 2, -2, 3, -3, 5, -5, 6, -6, 7, 1 << 30, INT32_MIN, INT32_MAX, -100};
+    for (int i = 0; i < 16; ++i) {
+        put_i32(m.acc, static_cast<std::size_t>(4 * i), x[i]);
+        put_i32(m.acc, static_cast<std::size_t>(64 + 4 * i), 1000 * i);
+        m.lmem[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i % 3 == 0 ? 0 : i - 8);        // c
+        m.lmem[static_cast<std::size_t>(16 + i)] = static_cast<std::uint8_t>(static_cast<std::int8_t>(i));   // a
+        m.lmem[static_cast<std::size_t>(32 + i)] = static_cast<std::uint8_t>(static_cast<std::int8_t>(-i));  // b
+    }
+    run_clean(R"(
+        li r1, 0x80000
+        li r2, 0x80040
+        li r3, 0x80080
+        li r4, 0x800c0
+        li r5, 0x80100
+        li r6, 0x80140
+        vec.rshr32 r3, r1, 1, 16        ; round(x / 2), ties away from zero
+        vec.shl32 r4, r1, 2, 16         ; wraps
+        vec.abs32 r5, r1, 16
+        vec.add32 r6, r1, r2, 16
+        vec.add32 r2, r2, r2, 16        ; in place
+        li r7, 16
+        li r8, 32
+        li r9, 0x100
+        vec.sel r9, r0, r7, r8, 16
+        halt
+    )", m);
+    const std::int32_t half[16] = {0, 1, -1, 1, -1, 2, -2, 3, -3, 3, -3, 4, 1 << 29, -(1 << 30), 1 << 30, -50};
+    for (int i = 0; i < 16; ++i) {
+        const auto u = static_cast<std::uint32_t>(x[i]);
+        CHECK(get_i32(m.acc, static_cast<std::size_t>(0x80 + 4 * i)) == half[i]);
+        CHECK(get_i32(m.acc, static_cast<std::size_t>(0xc0 + 4 * i)) == static_cast<std::int32_t>(u << 2));
+        CHECK(get_i32(m.acc, static_cast<std::size_t>(0x100 + 4 * i)) ==
+              (x[i] == INT32_MIN ? INT32_MIN : (x[i] < 0 ? -x[i] : x[i])));
+        CHECK(get_i32(m.acc, static_cast<std::size_t>(0x140 + 4 * i)) ==
+              static_cast<std::int32_t>(u + static_cast<std::uint32_t>(1000 * i)));
+        CHECK(get_i32(m.acc, static_cast<std::size_t>(0x40 + 4 * i)) == 2000 * i);
+        CHECK(s8(m.lmem, static_cast<std::size_t>(0x100 + i)) == (i % 3 == 0 || i == 8 ? -i : i));  // c = 0 takes b
+    }
 }
 
 TEST_CASE("vec.acc, vec.mac, vec.max, vec.min: hand-computed lanes") {

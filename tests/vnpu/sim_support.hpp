@@ -49,11 +49,12 @@ inline std::int8_t s8(const std::vector<std::uint8_t>& mem, std::size_t at) { re
 /// A requantization table (docs/vnpu.md "Parameter tables") at `at`: header then one entry per channel.
 inline void put_rq_table(std::vector<std::uint8_t>& mem, std::size_t at, std::int32_t zp, std::int32_t lo,
                          std::int32_t hi, const std::vector<std::int32_t>& bias,
-                         const std::vector<numeric::QuantizedMultiplier>& m) {
+                         const std::vector<numeric::QuantizedMultiplier>& m, std::int32_t rounding = 0) {
     std::memset(&mem[at], 0, 16 + 16 * bias.size());
     put_i32(mem, at, zp);
     put_i32(mem, at + 4, lo);
     put_i32(mem, at + 8, hi);
+    put_i32(mem, at + 12, rounding);
     for (std::size_t c = 0; c < bias.size(); ++c) {
         put_i32(mem, at + 16 + 16 * c, bias[c]);
         put_i32(mem, at + 20 + 16 * c, m[c].multiplier);

@@ -22,7 +22,7 @@
 // first and its result can be far from the exact one (it keeps the sign and has magnitude >= 2^30, e.g. x = INT32_MIN,
 // M = 2^30 * 2^(1-31) gives -2^30, exact -2^31); TFLite is undefined there. numeric/range.hpp (requantize_range)
 // refuses such kernels.
-// NPU: the VEC unit implements round_double and round_single (docs/vnpu.md).
+// NPU: the VEC unit implements all three; a requantization table or parameter block names its mode (docs/vnpu.md).
 #include <concepts>
 #include <cstdint>
 #include <string_view>

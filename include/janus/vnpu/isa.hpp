@@ -52,7 +52,7 @@ enum class Sem : std::uint8_t {
     nop, halt, li, addi, alu, loop, sync,
     dma_cfg, dma_load, dma_store, dma_move, dma_fill,
     mac_cfg, mac_mm,
-    vec_rq, vec_ew, vec_acc, vec_mac, vec_minmax,
+    vec_rq, vec_ew, vec_acc, vec_mac, vec_minmax, vec_i32, vec_sel,
     lut_apply,
 };
 
@@ -102,7 +102,7 @@ struct InstrInfo {
     std::string_view semantics;     ///< at most two lines, for the generated reference
     Sem sem = Sem::nop;             ///< what the simulator executes
     Cost cost = Cost::seq;          ///< how its cycles are counted
-    std::int64_t func = 0;          ///< the function a shared Sem selects (ALU op, VEC.EW op, min/max)
+    std::int64_t func = 0;          ///< the function a shared Sem selects (ALU op, VEC.EW op, min/max, int32 op)
 
     constexpr std::span<const Field> operands() const { return {fields.data(), static_cast<std::size_t>(n_fields)}; }
 };
@@ -150,6 +150,10 @@ constexpr InstrInfo alu(std::string_view m, int func, std::string_view text) {
 constexpr InstrInfo vec_ew(std::string_view m, int func, std::string_view text) {
     return row(m, 21, Unit::vec, {reg("rd", 40), reg("ra", 36), reg("rb", 32), reg("rp", 28), elems("n")}, text,
                {Sem::vec_ew, Cost::vec, func_bits(44, 4, func), func});
+}
+/// The int32 ACC -> ACC functions of opcode 25 (shift, rounding shift, abs, add), selected by bits 47..44.
+constexpr InstrInfo vec_i32(std::string_view m, int func, std::initializer_list<Field> f, std::string_view text) {
+    return row(m, 25, Unit::vec, f, text, {Sem::vec_i32, Cost::vec, func_bits(44, 4, func), func});
 }
 }  // namespace detail
 
@@ -208,9 +212,9 @@ inline constexpr std::array instruction_table = {
     // ---- VEC
     detail::row("vec.rq", 20, Unit::vec, {detail::reg("rd", 44), detail::reg("rs", 40), detail::reg("rp", 36), detail::count("channels", 0, 10, 16), detail::count("rows", 10, 12)},
                 "dst[rd + r*C + c] = sat8(clamp(rq(ACC[rs + 4(r*C + c)] + bias[c], M[c]) + zp, lo, hi)), C = channels;\n"
-                "rq = round_double, parameters from the requantization table at rp.",
+                "rq rounds as the table header says (round_double, round_single or round_half_even); parameters from the table at rp.",
                 {Sem::vec_rq, Cost::vec}),
-    detail::vec_ew("vec.ew.add", 0, "dst[i] = Add's quantized rule on a[i], b[i] (ops/binary.hpp, round_double), parameters from the block at rp."),
+    detail::vec_ew("vec.ew.add", 0, "dst[i] = Add's quantized rule on a[i], b[i] (ops/binary.hpp), rounding and parameters from the block at rp."),
     detail::vec_ew("vec.ew.sub", 1, "dst[i] = Sub's quantized rule on a[i], b[i]."),
     detail::vec_ew("vec.ew.mul", 2, "dst[i] = Mul's quantized rule on a[i], b[i]."),
     detail::vec_ew("vec.ew.min", 3, "dst[i] = Min's quantized rule on a[i], b[i] (both rescaled to the output, then min)."),
@@ -227,6 +231,17 @@ inline constexpr std::array instruction_table = {
     detail::row("vec.min", 24, Unit::vec, {detail::reg("rd", 40), detail::reg("ra", 36), detail::reg("rb", 32), detail::elems("n")},
                 "dst[rd + i] = min(a[ra + i], b[rb + i]), int8, for i < n.",
                 {Sem::vec_minmax, Cost::vec, detail::func_bits(47, 1, 1), 1}),
+    detail::vec_i32("vec.shl32", 0, {detail::reg("rd", 40), detail::reg("rs", 36), detail::uimm("shift", 16, 5), detail::elems("n")},
+                    "ACC[rd + 4i] = ACC[rs + 4i] << shift for i < n (32-bit wrap-around; expr::shl)."),
+    detail::vec_i32("vec.rshr32", 1, {detail::reg("rd", 40), detail::reg("rs", 36), detail::uimm("shift", 16, 5), detail::elems("n")},
+                    "ACC[rd + 4i] = round(ACC[rs + 4i] / 2^shift), ties away from zero (expr::rshift), for i < n."),
+    detail::vec_i32("vec.abs32", 2, {detail::reg("rd", 40), detail::reg("rs", 36), detail::elems("n")},
+                    "ACC[rd + 4i] = |ACC[rs + 4i]| for i < n (|INT32_MIN| wraps to INT32_MIN; expr::abs)."),
+    detail::vec_i32("vec.add32", 3, {detail::reg("rd", 40), detail::reg("ra", 36), detail::reg("rb", 32), detail::elems("n")},
+                    "ACC[rd + 4i] = ACC[ra + 4i] + ACC[rb + 4i] for i < n (32-bit wrap-around): joins partial sums."),
+    detail::row("vec.sel", 26, Unit::vec, {detail::reg("rd", 40), detail::reg("rc", 36), detail::reg("ra", 32), detail::reg("rb", 28), detail::elems("n")},
+                "dst[rd + i] = c[rc + i] != 0 ? a[ra + i] : b[rb + i], int8, for i < n (expr::select; Where on one scale).",
+                {Sem::vec_sel, Cost::vec}),
     // ---- LUT
     detail::row("lut.apply", 28, Unit::lut, {detail::reg("rd", 44), detail::reg("rs", 40), detail::uimm("table", 36, 2), detail::elems("n")},
                 "dst[rd + i] = T[x + 128] for x = src[rs + i], i < n; T is LUT RAM table `table` (expr::lut's indexing).",

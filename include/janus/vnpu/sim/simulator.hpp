@@ -284,6 +284,8 @@ private:
             case Sem::vec_acc:
             case Sem::vec_mac:
             case Sem::vec_minmax: return vec_simple(w);
+            case Sem::vec_i32: return vec_i32(w);
+            case Sem::vec_sel: return vec_sel(w);
             case Sem::lut_apply: return lut_apply(w);
         }
     }
@@ -356,10 +358,12 @@ private:
         const std::uint8_t* p = local(w, w["rp"], 16 + 16 * C, false, "rp", lmem_only);
         if (!p) return;
         const std::int32_t zp = detail::load_i32(p), lo = detail::load_i32(p + 4), hi = detail::load_i32(p + 8);
-        if (detail::load_i32(p + 12) != 0 || lo > hi || lo < -128 || hi > 127)
+        const std::int32_t mode = detail::load_i32(p + 12);
+        if (lo > hi || lo < -128 || hi > 127 || !valid_rounding(mode))
             return fault(w.pc, "rq-table",
                          "header (zp " + std::to_string(zp) + ", min " + std::to_string(lo) + ", max " +
-                             std::to_string(hi) + "): min <= max must lie in [-128, 127] and bytes 12..15 be 0");
+                             std::to_string(hi) + ", rounding " + std::to_string(mode) +
+                             "): min <= max must lie in [-128, 127] and the rounding be 0, 1 or 2");
         bias_.resize(static_cast<std::size_t>(C));
         mults_.resize(static_cast<std::size_t>(C));
         for (std::int64_t c = 0; c < C; ++c) {
@@ -378,15 +382,26 @@ private:
         if (!src) return;
         std::uint8_t* dst = local(w, w["rd"], R * C, true, "rd", lmem_only);
         if (!dst) return;
-        using namespace expr;
-        const auto e = sat<std::int8_t>(clamp(
-            add(rq<numeric::round_double>(add(In<0, std::int32_t>{}, chan<std::int32_t>(bias_)),
-                                          std::span<const numeric::QuantizedMultiplier>(mults_)),
-                cst(zp)),
-            lo, hi));
         i32_.resize(static_cast<std::size_t>(R * C));
         std::memcpy(i32_.data(), src, i32_.size() * 4);
-        detail::eval_elements(e, R * C, C, reinterpret_cast<std::int8_t*>(dst), i32_.data());
+        with_rounding(mode, [&](auto rounding) {
+            using namespace expr;
+            const auto e = sat<std::int8_t>(clamp(
+                add(rq<decltype(rounding)>(add(In<0, std::int32_t>{}, chan<std::int32_t>(bias_)),
+                                           std::span<const numeric::QuantizedMultiplier>(mults_)),
+                    cst(zp)),
+                lo, hi));
+            detail::eval_elements(e, R * C, C, reinterpret_cast<std::int8_t*>(dst), i32_.data());
+        });
+    }
+
+    /// Rounding modes of the parameter tables: 0 round_double, 1 round_single, 2 round_half_even.
+    static bool valid_rounding(std::int32_t mode) { return mode >= 0 && mode <= 2; }
+    template <class F>
+    static void with_rounding(std::int32_t mode, F&& f) {
+        if (mode == 0) f(numeric::round_double{});
+        else if (mode == 1) f(numeric::round_single{});
+        else f(numeric::round_half_even{});
     }
 
     void vec_ew(const Work& w) {
@@ -396,9 +411,11 @@ private:
         const auto word = [&](int k) { return detail::load_i32(p + 4 * k); };
         ops::BinaryQuantPlan plan;
         plan.zp_a = word(0), plan.zp_b = word(1), plan.zp_out = word(2), plan.left_shift = word(3);
-        if (plan.left_shift < 0 || plan.left_shift > 30 || word(11) != 0)
+        const std::int32_t mode = word(11);
+        if (plan.left_shift < 0 || plan.left_shift > 30 || !valid_rounding(mode))
             return fault(w.pc, "ew-table",
-                         "left shift " + std::to_string(plan.left_shift) + " must be in 0..30 and word 11 must be 0");
+                         "left shift " + std::to_string(plan.left_shift) + " must be in 0..30 and the rounding (word 11) " +
+                             std::to_string(mode) + " be 0, 1 or 2");
         if (!multiplier(w, word(4), word(5), "input a", plan.m_a) || !multiplier(w, word(6), word(7), "input b", plan.m_b) ||
             !multiplier(w, word(8), word(9), "output", plan.m_out))
             return;
@@ -415,8 +432,10 @@ private:
         i8_.resize(static_cast<std::size_t>(n));
         const auto go = [&](auto kind) {
             constexpr expr::BinOp K = decltype(kind)::value;
-            const auto e = ops::binary_quant_expr<K, numeric::round_double, std::int8_t, std::int8_t>(plan);
-            detail::eval_elements(e, n, 0, i8_.data(), ia, ib);
+            with_rounding(mode, [&](auto rounding) {
+                const auto e = ops::binary_quant_expr<K, decltype(rounding), std::int8_t, std::int8_t>(plan);
+                detail::eval_elements(e, n, 0, i8_.data(), ia, ib);
+            });
         };
         using BO = expr::BinOp;
         switch (w.in->info->func) {
@@ -468,6 +487,52 @@ private:
             rep_.macs += static_cast<std::uint64_t>(n);
         }
         std::memcpy(acc, i32_.data(), static_cast<std::size_t>(4 * n));
+    }
+
+    /// vec.shl32 / vec.rshr32 / vec.abs32 / vec.add32: int32 ACC -> ACC. Operands are read (and recorded) before
+    /// the destination is written; they may alias it.
+    void vec_i32(const Work& w) {
+        using namespace expr;
+        const std::int64_t n = w["n"];
+        const std::int64_t func = w.in->info->func;
+        const bool two = func == 3;
+        const std::uint8_t* a = local(w, w[two ? "ra" : "rs"], 4 * n, false, two ? "ra" : "rs", acc_only);
+        if (!a) return;
+        const std::uint8_t* b = two ? local(w, w["rb"], 4 * n, false, "rb", acc_only) : nullptr;
+        if (two && !b) return;
+        std::uint8_t* d = local(w, w["rd"], 4 * n, true, "rd", acc_only);
+        if (!d) return;
+        const auto N = static_cast<std::size_t>(n);
+        i32_.resize(2 * N);
+        std::memcpy(i32_.data(), a, 4 * N);
+        if (two) std::memcpy(i32_.data() + N, b, 4 * N);
+        const In<0, std::int32_t> x;
+        std::int32_t* out = i32_.data();
+        switch (func) {
+            case 0: detail::eval_elements(shl(x, static_cast<int>(w["shift"])), n, 0, out, i32_.data()); break;
+            case 1: detail::eval_elements(rshift(x, static_cast<int>(w["shift"])), n, 0, out, i32_.data()); break;
+            case 2: detail::eval_elements(abs(x), n, 0, out, i32_.data()); break;
+            default: detail::eval_elements(add(x, In<1, std::int32_t>{}), n, 0, out, i32_.data(), i32_.data() + N);
+        }
+        std::memcpy(d, out, 4 * N);
+    }
+
+    void vec_sel(const Work& w) {
+        using namespace expr;
+        const std::int64_t n = w["n"];
+        const auto* c = reinterpret_cast<const std::int8_t*>(local(w, w["rc"], n, false, "rc", lmem_only));
+        if (!c) return;
+        const auto* a = reinterpret_cast<const std::int8_t*>(local(w, w["ra"], n, false, "ra", lmem_only));
+        if (!a) return;
+        const auto* b = reinterpret_cast<const std::int8_t*>(local(w, w["rb"], n, false, "rb", lmem_only));
+        if (!b) return;
+        auto* d = reinterpret_cast<std::int8_t*>(local(w, w["rd"], n, true, "rd", lmem_only));
+        if (!d) return;
+        i8_.resize(static_cast<std::size_t>(n));
+        const auto e = sat<std::int8_t>(
+            select(ne(widen(In<0, std::int8_t>{}), cst(0)), widen(In<1, std::int8_t>{}), widen(In<2, std::int8_t>{})));
+        detail::eval_elements(e, n, 0, i8_.data(), c, a, b);
+        std::memcpy(d, i8_.data(), static_cast<std::size_t>(n));
     }
 
     void lut_apply(const Work& w) {
