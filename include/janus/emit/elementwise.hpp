@@ -1,0 +1,116 @@
+#pragma once
+// Lowering of the elementwise families to the vnpu, from the same definitions the host kernels run:
+//   binary (Add, Sub, Mul, Min, Max; ops/binary.hpp)  ->  vec.ew.<kind> with the op's BinaryQuantPlan as the
+//       parameter block (docs/vnpu.md "Parameter tables"), rounding named in the block
+//   unary (every op of ops/unary.hpp)                   ->  lut.apply with the op's own 256-entry table
+// Both stream their tensors through LMEM with emit/stream.hpp. The parameter block and the table are constants of
+// the weights region (identical ones stored once) loaded by DMA before the first tile.
+//
+// Contract: int8 tensors of equal element count (no broadcast yet: rule lower-broadcast), contiguous and padded
+// to 16 B in DRAM. The result equals ops::call<Op> on the same tensors bit for bit (tests/emit/).
+// Transactional: on any error, nothing of the kernel stays in the builder (seed C7).
+#include <array>
+#include <cstring>
+#include <string>
+
+#include <janus/emit/stream.hpp>
+#include <janus/numeric/rounding.hpp>
+#include <janus/ops/binary.hpp>
+#include <janus/ops/expr.hpp>
+
+namespace janus::emit {
+
+/// The rounding-mode number of the vnpu parameter tables (docs/vnpu.md): 0 double, 1 single, 2 half_even.
+template <numeric::RoundingMode R>
+constexpr std::int32_t rounding_code() {
+    if constexpr (std::is_same_v<R, numeric::round_double>) return 0;
+    else if constexpr (std::is_same_v<R, numeric::round_single>) return 1;
+    else {
+        static_assert(std::is_same_v<R, numeric::round_half_even>, "the vnpu rounds double, single or half_even");
+        return 2;
+    }
+}
+
+/// The 48-byte elementwise parameter block of a plan (docs/vnpu.md): 12 little-endian int32 words.
+template <numeric::RoundingMode R>
+std::array<std::uint8_t, 48> ew_block(const ops::BinaryQuantPlan& p) {
+    const auto t = [](const numeric::QuantizedMultiplier& q) { return 31 - q.shift; };
+    const std::int32_t w[12] = {p.zp_a, p.zp_b, p.zp_out, p.left_shift, p.m_a.multiplier, t(p.m_a),
+                                p.m_b.multiplier, t(p.m_b), p.m_out.multiplier, t(p.m_out), p.acc_limit,
+                                rounding_code<R>()};
+    std::array<std::uint8_t, 48> out{};
+    std::memcpy(out.data(), w, sizeof w);  // the vnpu and the host are little endian (simulator.hpp asserts it)
+    return out;
+}
+
+constexpr std::string_view ew_mnemonic(expr::BinOp k) {
+    switch (k) {
+        case expr::BinOp::add: return "vec.ew.add";
+        case expr::BinOp::sub: return "vec.ew.sub";
+        case expr::BinOp::mul: return "vec.ew.mul";
+        case expr::BinOp::min: return "vec.ew.min";
+        case expr::BinOp::max: return "vec.ew.max";
+        default: return "";
+    }
+}
+
+/// Load `bytes` constant bytes of the weights region into a fresh buffer of `mem` (one DMA row).
+inline Result<Buffer> load_constant(Builder& b, Mem mem, std::span<const std::uint8_t> bytes, const std::string& what) {
+    const std::uint32_t at = b.constant(bytes);
+    JANUS_TRY(Buffer buf, b.alloc(mem, static_cast<std::uint32_t>(bytes.size()), what));
+    auto scope = b.scope("load " + what);
+    JANUS_TRY(Reg dst, b.reg(what + " address"));
+    JANUS_TRY(Reg src, b.reg(what + " weights offset"));
+    JANUS_CHECK(b.emit("li", {dst, buf.address()}));
+    JANUS_CHECK(b.emit("li", {src, at}));
+    JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+    JANUS_CHECK(b.emit("dma.load", {dst, 0, src, static_cast<std::int64_t>((bytes.size() + 15) / 16 * 16)}));
+    return buf;
+}
+
+/// out = Kind(a, b) under `plan` (ops::plan_binary_quant<Kind>), rounding R.
+template <expr::BinOp Kind, numeric::RoundingMode R = numeric::default_rounding>
+Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTensor& x, const DramTensor& y,
+                    const DramTensor& out, const StreamOptions& opt = {}) {
+    constexpr std::string_view mnemonic = ew_mnemonic(Kind);
+    static_assert(!mnemonic.empty(), "vec.ew has add, sub, mul, min and max");
+    if (x.elements != out.elements || y.elements != out.elements)
+        return make_error(b.name(), std::string(mnemonic), "lower-broadcast",
+                          "inputs of " + std::to_string(x.elements) + " and " + std::to_string(y.elements) +
+                              " elements for an output of " + std::to_string(out.elements) +
+                              ": broadcasting binary ops are not lowered (the host kernel runs them)");
+    auto txn = b.transaction();
+    const auto block = ew_block<R>(plan);
+    JANUS_TRY(Buffer params, load_constant(b, Mem::lmem, block, std::string(mnemonic) + " parameters"));
+    JANUS_TRY(Reg rp, b.reg(std::string(mnemonic) + " parameters"));
+    JANUS_CHECK(b.emit("li", {rp, params.address()}));
+    const DramTensor ins[2] = {x, y};
+    JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) {
+        return b.emit(mnemonic, {*t.in[0], *t.in[0], *t.in[1], rp, t.bytes}, t.sync);
+    }));
+    txn.commit();
+    return ok_status();
+}
+
+/// out = table[x + 128] for an int8 -> int8 table (a unary op's quantized kernel, ops/unary.hpp).
+/// Rule: lower-lut-type (the table is not int8 -> int8).
+inline Status lower_lut(Builder& b, const expr::Table256& table, const DramTensor& x, const DramTensor& out,
+                        const StreamOptions& opt = {}) {
+    if (table.in != DType::i8 || table.out != DType::i8)
+        return make_error(b.name(), "lut.apply", "lower-lut-type",
+                          std::string("the LUT unit maps int8 to int8; this table maps ") +
+                              std::string(dtype_name(table.in)) + " to " + std::string(dtype_name(table.out)));
+    auto txn = b.transaction();
+    std::array<std::uint8_t, 256> bytes{};
+    for (std::size_t j = 0; j < 256; ++j) bytes[j] = static_cast<std::uint8_t>(table.values[j]);
+    JANUS_TRY(Buffer lut, load_constant(b, Mem::lut, bytes, "lut table"));
+    const std::int64_t slot = (lut.address() - vnpu::sim::lut_base) / 256;
+    const DramTensor ins[1] = {x};
+    JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) {
+        return b.emit("lut.apply", {*t.in[0], *t.in[0], slot, t.bytes}, t.sync);
+    }));
+    txn.commit();
+    return ok_status();
+}
+
+}  // namespace janus::emit
