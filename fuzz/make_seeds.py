@@ -482,6 +482,19 @@ def seeds_vnpu_sim():
     }
 
 
+def seeds_emit_elementwise():
+    """fuzz/emit_elementwise.cpp: op, element count (LE16), three (scale nibbles, zero point) pairs, tile / 16, data
+    seed. One seed per op with a different size and tile; zero points at both ends of int8 in some."""
+    seeds = {}
+    sizes = [1, 7, 13, 16, 100, 1000, 4095, 33, 250, 17, 64, 999]
+    for op in range(12):
+        n = sizes[op] - 1
+        params = [0x95, (op * 37) & 0xFF, 0xA3, 0x80 if op % 2 else 0x7F, 0x88, (256 - op * 11) & 0xFF]
+        tile = [0, 1, 4, 0, 2, 0, 8, 3, 0, 1, 5, 0][op]
+        seeds[f"op{op:02d}"] = bytes([op, n & 0xFF, n >> 8] + params + [tile, op, 42, 7])
+    return seeds
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
@@ -492,6 +505,7 @@ TARGETS = {
     "vnpu_asm": seeds_vnpu_asm,
     "vnpu_roundtrip": seeds_vnpu_roundtrip,
     "vnpu_sim": seeds_vnpu_sim,
+    "emit_elementwise": seeds_emit_elementwise,
 }
 
 

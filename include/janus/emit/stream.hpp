@@ -45,10 +45,14 @@ struct Tile {
     Sync sync;                        ///< the wait and signal compute() must put on its one instruction
 };
 
-/// The largest tile (a multiple of 16, at most `limit`) such that 2 sets x `inputs` buffers fit in `free_bytes`.
+/// The tile (a multiple of 16): as large as 2 sets x `inputs` buffers in `free_bytes` allow (and at most `limit`
+/// when one is given), but without a limit no larger than 1/8 of the tensor unless that would go below 2 KiB: a
+/// single tile cannot overlap its load, compute and store, and 8 tiles of >= 2 KiB keep the DMA's fixed latency
+/// (64 cycles per transfer) under 1/3 of each transfer (bench/RESULTS.md "Emitted kernels").
 inline std::int64_t pick_tile(std::int64_t padded, int inputs, std::int64_t free_bytes, std::int64_t limit) {
     std::int64_t t = free_bytes / (2 * inputs) / 16 * 16;
     if (limit > 0) t = std::min(t, limit / 16 * 16);
+    else t = std::min(t, std::max<std::int64_t>(2048, (padded / 8 + 15) / 16 * 16));
     return std::min<std::int64_t>({t, padded, 262144});  // VEC / LUT element counts stop at 256 Ki
 }
 

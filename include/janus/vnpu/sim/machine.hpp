@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -118,7 +119,10 @@ public:
     void reset(Machine& m) {
         for (int s = 0; s < n_spaces; ++s) {
             const auto sp = static_cast<Space>(s);
-            cells_[static_cast<std::size_t>(s)].assign((m.bytes(sp).size() + granule(sp) - 1) / granule(sp), Cell{});
+            const std::size_t cells = (m.bytes(sp).size() + granule(sp) - 1) / granule(sp);
+            auto& chunks = cells_[static_cast<std::size_t>(s)];
+            chunks.clear();  // chunks are allocated on first touch: most programs touch a few KiB of 1.3 MiB
+            chunks.resize((cells + chunk_cells - 1) / chunk_cells);
         }
         races_.clear();
         index_.clear();
@@ -128,11 +132,13 @@ public:
     /// Record an access of [offset, offset + len) in `s` by `who` (epoch = clock[who.unit]).
     void access(Space s, std::uint32_t offset, std::uint32_t len, bool write, const Actor& who, const Clock& clock) {
         if (len == 0) return;
-        auto& cells = cells_[static_cast<std::size_t>(s)];
+        auto& chunks = cells_[static_cast<std::size_t>(s)];
         const std::uint32_t g = granule(s);
         const auto me = static_cast<std::size_t>(who.unit);
         for (std::uint32_t i = offset / g; i <= (offset + len - 1) / g; ++i) {
-            Cell& c = cells[i];
+            auto& chunk = chunks[i / chunk_cells];
+            if (!chunk) chunk = std::make_unique<std::array<Cell, chunk_cells>>();
+            Cell& c = (*chunk)[i % chunk_cells];
             const auto wu = static_cast<std::size_t>(c.w_unit);
             if (c.w_epoch != 0 && c.w_epoch > clock[wu]) conflict(s, i * g, {c.w_pc, c.w_unit, c.w_seq}, true, who, write);
             if (write) {
@@ -171,7 +177,8 @@ private:
         races_.push_back({k, s, addr, first, second, 1});
     }
 
-    std::array<std::vector<Cell>, n_spaces> cells_;
+    static constexpr std::size_t chunk_cells = 256;
+    std::array<std::vector<std::unique_ptr<std::array<Cell, chunk_cells>>>, n_spaces> cells_;
     std::vector<Race> races_;
     std::map<std::tuple<int, int, std::uint32_t, std::uint32_t>, std::size_t> index_;
     std::uint64_t total_ = 0;

@@ -1,0 +1,76 @@
+// Emitted kernel quality (issue 5): simulated cycles of emitted kernels against the lower bound of the timing model,
+//   bound = max(MACs / 256, tensor bytes moved by DMA / 16, VEC elements / 16, LUT elements / 16)  cycles,
+// as counters: sim_cycles, bound_cycles, utilization = bound / simulated (1.0 = at the bound). The host time per
+// iteration is emission + simulation.
+//   EwAdd/N    Add of two int8 tensors of N elements (vec.ew.add): 3N bytes moved
+//   LutSig/N   Sigmoid (lut.apply, its 256-entry table loaded once): 2N bytes moved
+// Sizes are MobileNet-like: 28x28x32, 56x56x24 (the V2 residual adds), 112x112x32.
+// Run: cmake --preset bench -DJANUS_WERROR=OFF && cmake --build --preset bench --target janus_bench_emit_kernels
+//      ./build/bench/janus_bench_emit_kernels
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include <janus/emit/elementwise.hpp>
+#include <janus/numeric/quant_params.hpp>
+#include <janus/ops/binary.hpp>
+#include <janus/ops/unary.hpp>
+#include <janus/vnpu/sim/simulator.hpp>
+
+namespace {
+
+using namespace janus;
+
+numeric::QuantParams q8(float scale, std::int32_t zp) { return numeric::make_quant(DType::i8, scale, zp).value(); }
+
+template <class Lower>
+void run_kernel(benchmark::State& state, std::int64_t n, int inputs, double bound, Lower&& lower) {
+    const std::int64_t padded = (n + 15) / 16 * 16;
+    vnpu::sim::Machine m;
+    m.dram[2].assign(static_cast<std::size_t>(padded * inputs), 3);
+    m.dram[3].resize(static_cast<std::size_t>(padded));
+    std::uint64_t cycles = 0;
+    for (auto _ : state) {
+        emit::Builder b("bench");
+        if (!lower(b, padded).ok()) {
+            state.SkipWithError("lowering failed");
+            return;
+        }
+        auto p = b.finish();
+        m.dram[0] = p->weights;
+        const auto r = vnpu::sim::run(p->code, m);
+        if (r.fault || !r.races.empty()) {
+            state.SkipWithError("fault or race");
+            return;
+        }
+        cycles = r.cycles;
+        benchmark::DoNotOptimize(m.dram[3].data());
+    }
+    state.counters["sim_cycles"] = static_cast<double>(cycles);
+    state.counters["bound_cycles"] = bound;
+    state.counters["utilization"] = bound / static_cast<double>(cycles);
+}
+
+void EwAdd(benchmark::State& state) {
+    const std::int64_t n = state.range(0);
+    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(0.1f, 3), q8(0.07f, -2), q8(0.15f, 1), "bench").value();
+    const double bound = std::max(3.0 * static_cast<double>(n) / 16, static_cast<double>(n) / 16);
+    run_kernel(state, n, 2, bound, [&](emit::Builder& b, std::int64_t padded) {
+        return emit::lower_binary<expr::BinOp::add>(b, plan, {2, 0, n}, {2, static_cast<std::uint32_t>(padded), n}, {3, 0, n});
+    });
+}
+BENCHMARK(EwAdd)->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 32)->Unit(benchmark::kMicrosecond);
+
+void LutSig(benchmark::State& state) {
+    const std::int64_t n = state.range(0);
+    const auto table = ops::Sigmoid::table(q8(0.1f, 0), q8(1.0f / 256, -128), ops::NoAttrs{});
+    const double bound = 2.0 * static_cast<double>(n) / 16;
+    run_kernel(state, n, 1, bound, [&](emit::Builder& b, std::int64_t) {
+        return emit::lower_lut(b, *table, {2, 0, n}, {3, 0, n});
+    });
+}
+BENCHMARK(LutSig)->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 32)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
