@@ -4,6 +4,8 @@
 // iteration is emission + simulation.
 //   EwAdd/N    Add of two int8 tensors of N elements (vec.ew.add): 3N bytes moved
 //   LutSig/N   Sigmoid (lut.apply, its 256-entry table loaded once): 2N bytes moved
+//   Matmul/M/K/N  quantized MatMul (mac.mm + vec.rq), per-column weight scales: M K N MACs, MK + KN + MN bytes;
+//              FC 1024 -> 1000 (M = 1) and the 1x1 conv 56x56x64 -> 64 as a matmul (M = 3136)
 // Sizes are MobileNet-like: 28x28x32, 56x56x24 (the V2 residual adds), 112x112x32.
 // Run: cmake --preset bench -DJANUS_WERROR=OFF && cmake --build --preset bench --target janus_bench_emit_kernels
 //      ./build/bench/janus_bench_emit_kernels
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include <janus/emit/elementwise.hpp>
+#include <janus/emit/matmul.hpp>
 #include <janus/numeric/quant_params.hpp>
 #include <janus/ops/binary.hpp>
 #include <janus/ops/unary.hpp>
@@ -72,5 +75,44 @@ void LutSig(benchmark::State& state) {
     });
 }
 BENCHMARK(LutSig)->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 32)->Unit(benchmark::kMicrosecond);
+
+void Matmul(benchmark::State& state) {
+    const std::int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+    const std::int64_t Kp = (K + 15) / 16 * 16, Np = (N + 15) / 16 * 16;
+    std::vector<float> scales(static_cast<std::size_t>(N));
+    for (std::size_t i = 0; i < scales.size(); ++i) scales[i] = 0.01f + 0.0001f * static_cast<float>(i % 37);
+    const ops::TensorType types[2] = {
+        {DType::i8, Shape{M, K}, q8(0.05f, 3)},
+        {DType::i8, Shape{K, N},
+         numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 1, Shape{K, N}).value()}};
+    const auto plan = ops::MatMul::plan(types, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}).value();
+    std::vector<std::int8_t> w(static_cast<std::size_t>(K * N), 5);
+    const double macs = static_cast<double>(M * K * N);
+    const double bytes = static_cast<double>(M * K + K * N + M * N);
+    const double bound = std::max(macs / 256, bytes / 16);
+    vnpu::sim::Machine m;
+    m.dram[2].assign(static_cast<std::size_t>(M * Kp), 1);
+    m.dram[3].resize(static_cast<std::size_t>(M * Np));
+    std::uint64_t cycles = 0;
+    for (auto _ : state) {
+        emit::Builder b("bench");
+        if (!emit::lower_matmul(b, plan, {2, 0, M, K, Kp}, w, K, N, {3, 0, M, N, Np}).ok()) {
+            state.SkipWithError("lowering failed");
+            return;
+        }
+        auto p = b.finish();
+        m.dram[0] = p->weights;
+        const auto r = vnpu::sim::run(p->code, m);
+        if (r.fault || !r.races.empty()) {
+            state.SkipWithError("fault or race");
+            return;
+        }
+        cycles = r.cycles;
+    }
+    state.counters["sim_cycles"] = static_cast<double>(cycles);
+    state.counters["bound_cycles"] = bound;
+    state.counters["utilization"] = bound / static_cast<double>(cycles);
+}
+BENCHMARK(Matmul)->Args({1, 1024, 1000})->Args({56 * 56, 64, 64})->Args({28 * 28, 128, 128})->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -1,0 +1,214 @@
+#pragma once
+// Lowering of the contract primitive's matmul form (ops/matmul.hpp, quantized MatMul) to the MAC array, with the
+// epilogue on VEC: Y = requantize(A B) for int8 A [M, K] (activations, in DRAM) and int8 B [K, N] (weights, known
+// at compile time), from the op's own MatMulQuantPlan.
+//
+// Strategy (docs/emit.md "Matmul"):
+//   - B is packed at compile time into the weights region as N tiles of Kp x nt bytes (Kp = K rounded up to 16, nt a
+//     multiple of 16), zero padded: padded K rows contribute 0 whatever A holds there, padded N columns are
+//     computed and never stored.
+//   - One requantization table per N tile (header: zp_y, -128, 127, rounding; entries: bias 0, the column's
+//     multiplier) in the weights region, all loaded into LMEM once.
+//   - The tile shape (nt, mt) minimizes the timing model's estimate over every N tile width that fits LMEM and ACC
+//     (wide N tiles reload A less; tall M tiles fill the 16-row MAC pipeline better: (16 + m) cycles per block).
+//   - M is cut into tiles of mt rows. For each (N tile j, M tile i), in program order:
+//         DMA  [B tile j+1 when the next step starts a new N tile] then A tile i+1  (signals LA[(i+1) % 2])
+//         MAC  mac.cfg; mac.mm ACC[s] = (A_i - zp_a) B_j            waits LA[s], signals M[s]
+//         VEC  vec.rq out[s] = rq(ACC[s])                             waits M[s], signals V[s]
+//         DMA  store out[s] as mt rows of N-tile width into Y       waits V[s]
+//     A buffer set, ACC set or output set is reused two steps later; the reuse is ordered through the DMA queue
+//     (the store of step i precedes the A load of step i+2 there, and every later user waits on that load), so
+//     each step spends exactly three signals, each waited for once.
+// Contract: A rows and Y rows have a 16-B aligned pitch >= their width rounded up to 16 (padding content is
+// arbitrary in A, unspecified in Y). Refused with a rule (the host runs these): lower-matmul-zero-point (A's zero
+// point is not one value, or B's are not all 0: the MAC array subtracts one zero point from A only),
+// lower-matmul-per-row (per-row multipliers: VEC requantizes per column), lower-matmul-alpha (negative alpha),
+// lower-matmul-layout (a pitch or shape that breaks the contract), lower-matmul-budget (a Kp x 16 B tile and its
+// A rows do not fit the free LMEM: K is not tiled yet).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <janus/emit/elementwise.hpp>
+#include <janus/ops/matmul.hpp>
+
+namespace janus::emit {
+
+/// An int8 matrix in a DRAM region: `rows` x `cols`, rows `pitch` bytes apart.
+struct DramMatrix {
+    int region = 0;
+    std::uint32_t offset = 0;
+    std::int64_t rows = 0, cols = 0, pitch = 0;
+};
+
+struct MatmulOptions {
+    std::int64_t max_n_tile = 0;  ///< 0: as wide as LMEM allows
+    std::int64_t max_m_tile = 0;  ///< 0: as tall as LMEM and ACC allow
+};
+
+namespace detail {
+inline std::int64_t round16(std::int64_t x) { return (x + 15) / 16 * 16; }
+inline void put32(std::vector<std::uint8_t>& v, std::size_t at, std::int32_t x) { std::memcpy(&v[at], &x, 4); }
+}  // namespace detail
+
+template <numeric::RoundingMode R = numeric::default_rounding>
+Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatrix& a,
+                    std::span<const std::int8_t> weights, std::int64_t K, std::int64_t N, const DramMatrix& y,
+                    const MatmulOptions& opt = {}) {
+    const std::string what = b.name() + ": matmul";
+    const std::int64_t M = a.rows, Kp = detail::round16(K), Np = detail::round16(N);
+    const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
+    if (a.cols != K || y.rows != M || y.cols != N || static_cast<std::int64_t>(weights.size()) != K * N || M < 1 ||
+        K < 1 || N < 1 || a.pitch % 16 != 0 || a.pitch < Kp || y.pitch % 16 != 0 || y.pitch < Np ||
+        a.offset % 16 != 0 || y.offset % 16 != 0)
+        return refuse("lower-matmul-layout",
+                      "A " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " pitch " + std::to_string(a.pitch) +
+                          ", B " + std::to_string(K) + "x" + std::to_string(N) + ", Y " + std::to_string(y.rows) + "x" +
+                          std::to_string(y.cols) + " pitch " + std::to_string(y.pitch) +
+                          ": shapes must chain, pitches and offsets be multiples of 16 and cover the rounded-up width");
+    if (plan.negate) return refuse("lower-matmul-alpha", "a negative alpha is not lowered");
+    if (plan.per_axis == ops::MatMulPerAxis::rows && plan.multipliers.size() > 1)
+        return refuse("lower-matmul-per-row", "per-row multipliers: the VEC unit requantizes per column");
+    for (const auto z : plan.zp_a)
+        if (z != plan.zp_a[0]) return refuse("lower-matmul-zero-point", "A's zero point varies by row");
+    for (const auto z : plan.zp_b)
+        if (z != 0)
+            return refuse("lower-matmul-zero-point",
+                          "B has a non-zero zero point (" + std::to_string(z) +
+                              "): the MAC array subtracts one zero point, from A only");
+
+    // ---- tiles: B (2 sets unless one N tile), A (2 sets), outputs (2 sets) in LMEM; ACC 2 sets
+    auto txn = b.transaction();
+    auto scope = b.scope("matmul");
+    const std::int64_t free = b.largest_free(Mem::lmem);
+    const std::int64_t n_cap = opt.max_n_tile > 0 ? std::min(Np, detail::round16(opt.max_n_tile)) : std::min<std::int64_t>(Np, 16384);
+    const auto tables_bytes = [&](std::int64_t t) { return ((Np + t - 1) / t) * 16 + 16 * ((Np + t - 1) / t) * t; };
+    const auto fits = [&](std::int64_t t, std::int64_t m) {
+        const std::int64_t bsets = t < Np ? 2 : 1;
+        return bsets * Kp * t + 2 * m * Kp + 2 * m * t + tables_bytes(t) <= free && 2 * m * t * 4 <= vnpu::sim::acc_size;
+    };
+    // The tile shape: for every N tile width that fits, the tallest M tile that fits, scored by the timing model
+    // (docs/vnpu.md): the busiest unit's cycles plus one step's exposed load and store. Ties keep the wider tile.
+    std::int64_t nt = 0, mt = 0;
+    double best = 0;
+    for (std::int64_t t = n_cap; t >= 16; t -= 16) {
+        if (!fits(t, 1)) continue;
+        std::int64_t m = std::min<std::int64_t>({M, 1024, vnpu::sim::acc_size / (2 * 4 * t)});
+        if (opt.max_m_tile > 0) m = std::min(m, opt.max_m_tile);
+        while (m > 1 && !fits(t, m)) --m;
+        const double nts = static_cast<double>((Np + t - 1) / t), mts = static_cast<double>((M + m - 1) / m);
+        const double kb = static_cast<double>(Kp / 16), tb = static_cast<double>(t / 16), md = static_cast<double>(m);
+        const double mac = nts * mts * (kb * tb * (16 + md) + 8);
+        const double load_a = 64 + md * (2 + kb), store = 64 + md * (2 + tb);
+        const double dma = nts * (66 + kb * static_cast<double>(t)) + nts * mts * (load_a + store);
+        const double vec = nts * mts * (4 + md * tb);
+        const double score = std::max({mac, dma, vec}) + load_a + store;
+        if (nt == 0 || score < best) nt = t, mt = m, best = score;
+    }
+    if (nt == 0)
+        return refuse("lower-matmul-budget", "a " + std::to_string(Kp) + " x 16 B tile of B with one row of A does not fit the " +
+                                                 std::to_string(free) + " B of free LMEM (K is not tiled yet)");
+    const std::int64_t ntiles = (Np + nt - 1) / nt, mtiles = (M + mt - 1) / mt;
+    b.note(what + ": " + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N) + " as " +
+           std::to_string(mtiles) + " M tile(s) of " + std::to_string(mt) + " x " + std::to_string(ntiles) +
+           " N tile(s) of " + std::to_string(nt) + (ntiles == 1 ? "; B loaded once" : "; B double buffered") +
+           "; modelled " + std::to_string(static_cast<std::int64_t>(best)) + " cycles");
+
+    // ---- constants: packed B tiles, then the requantization tables
+    std::vector<std::uint32_t> b_at, t_at;
+    for (std::int64_t j = 0; j < ntiles; ++j) {
+        std::vector<std::uint8_t> tile(static_cast<std::size_t>(Kp * nt), 0);
+        for (std::int64_t k = 0; k < K; ++k)
+            for (std::int64_t n = 0; n < nt && j * nt + n < N; ++n)
+                tile[static_cast<std::size_t>(k * nt + n)] = static_cast<std::uint8_t>(weights[static_cast<std::size_t>(k * N + j * nt + n)]);
+        b_at.push_back(b.constant(tile));
+    }
+    std::vector<std::uint8_t> tables;
+    for (std::int64_t j = 0; j < ntiles; ++j) {
+        const std::size_t at = tables.size();
+        t_at.push_back(static_cast<std::uint32_t>(at));
+        tables.resize(at + 16 + 16 * static_cast<std::size_t>(nt), 0);
+        detail::put32(tables, at, plan.zp_y);
+        detail::put32(tables, at + 4, -128);
+        detail::put32(tables, at + 8, 127);
+        detail::put32(tables, at + 12, rounding_code<R>());
+        for (std::int64_t n = 0; n < nt; ++n) {
+            const std::int64_t col = std::min(j * nt + n, N - 1);  // padded columns reuse a valid multiplier
+            const auto& q = plan.multipliers.size() == 1 ? plan.multipliers[0] : plan.multipliers[static_cast<std::size_t>(col)];
+            const std::size_t e = at + 16 + 16 * static_cast<std::size_t>(n);
+            detail::put32(tables, e + 4, q.multiplier);
+            tables[e + 8] = static_cast<std::uint8_t>(31 - q.shift);
+        }
+    }
+    JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "matmul rq tables"));
+
+    // ---- buffers, registers, events
+    const int bsets = ntiles > 1 ? 2 : 1;
+    std::vector<Buffer> bufs;
+    std::vector<Reg> rb, ra, ro, racc;
+    const auto make = [&](Mem mem, std::int64_t bytes, const std::string& name, std::vector<Reg>& regs) -> Status {
+        JANUS_TRY(Buffer buf, b.alloc(mem, static_cast<std::uint32_t>(bytes), name));
+        JANUS_TRY(Reg r, b.reg(name));
+        JANUS_CHECK(b.emit("li", {r, buf.address()}));
+        bufs.push_back(std::move(buf));
+        regs.push_back(std::move(r));
+        return ok_status();
+    };
+    for (int s = 0; s < bsets; ++s) JANUS_CHECK(make(Mem::lmem, Kp * nt, "matmul B set " + std::to_string(s), rb));
+    for (int s = 0; s < 2; ++s) {
+        JANUS_CHECK(make(Mem::lmem, mt * Kp, "matmul A set " + std::to_string(s), ra));
+        JANUS_CHECK(make(Mem::lmem, mt * nt, "matmul out set " + std::to_string(s), ro));
+        JANUS_CHECK(make(Mem::acc, mt * nt * 4, "matmul ACC set " + std::to_string(s), racc));
+    }
+    JANUS_TRY(Reg rt, b.reg("matmul rq table"));
+    JANUS_TRY(Reg rd, b.reg("matmul DRAM offset"));
+    std::array<Event, 2> la, mm, vv;
+    for (int s = 0; s < 2; ++s) {
+        JANUS_TRY(Event e1, b.event("matmul A loaded " + std::to_string(s)));
+        JANUS_TRY(Event e2, b.event("matmul product " + std::to_string(s)));
+        JANUS_TRY(Event e3, b.event("matmul requantized " + std::to_string(s)));
+        la[static_cast<std::size_t>(s)] = std::move(e1);
+        mm[static_cast<std::size_t>(s)] = std::move(e2);
+        vv[static_cast<std::size_t>(s)] = std::move(e3);
+    }
+
+    // ---- the steps: (j, i) in N-major order
+    const std::int64_t steps = ntiles * mtiles;
+    const auto rows_of = [&](std::int64_t i) { return std::min(mt, M - i * mt); };
+    const auto cfg = [&](std::int64_t rows, std::int64_t src, std::int64_t dst) { return b.emit("dma.cfg", {rows, src, dst}); };
+    const auto load_step = [&](std::int64_t step) -> Status {
+        const std::int64_t j = step / mtiles, i = step % mtiles;
+        const auto s = static_cast<std::size_t>(step % 2);
+        if (i == 0) {  // a new N tile: its packed B (one contiguous transfer)
+            JANUS_CHECK(cfg(1, 0, 0));
+            JANUS_CHECK(b.emit("li", {rd, b_at[static_cast<std::size_t>(j)]}));
+            JANUS_CHECK(b.emit("dma.load", {rb[static_cast<std::size_t>(j % bsets)], 0, rd, Kp * nt}));
+        }
+        JANUS_CHECK(cfg(rows_of(i), a.pitch, Kp));
+        JANUS_CHECK(b.emit("li", {rd, static_cast<std::int64_t>(a.offset) + i * mt * a.pitch}));
+        return b.emit("dma.load", {ra[s], a.region, rd, Kp}, Sync{nullptr, &la[s]});
+    };
+    JANUS_CHECK(load_step(0));
+    for (std::int64_t step = 0; step < steps; ++step) {
+        const std::int64_t j = step / mtiles, i = step % mtiles, rows = rows_of(i);
+        const auto s = static_cast<std::size_t>(step % 2);
+        if (step + 1 < steps) JANUS_CHECK(load_step(step + 1));
+        JANUS_CHECK(b.emit("mac.cfg", {rows, Kp, nt, Kp}));
+        JANUS_CHECK(b.emit("mac.mm", {racc[s], ra[s], rb[static_cast<std::size_t>(j % bsets)], plan.zp_a[0]},
+                           Sync{&la[s], &mm[s]}));
+        JANUS_CHECK(b.emit("li", {rt, tab.address() + t_at[static_cast<std::size_t>(j)]}));
+        JANUS_CHECK(b.emit("vec.rq", {ro[s], racc[s], rt, nt, rows}, Sync{&mm[s], &vv[s]}));
+        const std::int64_t width = std::min(nt, Np - j * nt);
+        JANUS_CHECK(cfg(rows, nt, y.pitch));
+        JANUS_CHECK(b.emit("li", {rd, static_cast<std::int64_t>(y.offset) + i * mt * y.pitch + j * nt}));
+        JANUS_CHECK(b.emit("dma.store", {y.region, rd, ro[s], width}, Sync{&vv[s], nullptr}));
+    }
+    txn.commit();
+    return ok_status();
+}
+
+}  // namespace janus::emit

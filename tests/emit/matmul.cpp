@@ -1,0 +1,173 @@
+// Differential verification of the MatMul lowering (emit/matmul.hpp): emit -> simulate -> compare with
+// ops::call<ops::MatMul> bit for bit, no fault, no race. Shapes with odd K and N (padding of B's rows and columns),
+// tiling of M and N (forced and by the real budgets), per-tensor and per-column weight scales, A zero points at both
+// ends of int8; the FC 1024 -> 1000 and 1x1-conv shapes of the utilization bench; and the refusals.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <janus/emit/matmul.hpp>
+#include <janus/numeric/quant_params.hpp>
+#include <janus/vnpu/sim/simulator.hpp>
+
+#include "../support/check_rule.hpp"
+
+using namespace janus;
+using namespace janus::emit;
+
+namespace {
+
+struct Problem {
+    std::int64_t M, K, N;
+    std::vector<std::int8_t> a, w;
+    ops::TensorType ta, tb, ty;
+};
+
+Problem make_problem(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_t zp_a, bool per_column,
+                     std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> byte(-128, 127);
+    std::uniform_real_distribution<float> scale(0.002f, 0.05f);
+    Problem p{M, K, N, std::vector<std::int8_t>(static_cast<std::size_t>(M * K)),
+              std::vector<std::int8_t>(static_cast<std::size_t>(K * N)), {}, {}, {}};
+    for (auto& x : p.a) x = static_cast<std::int8_t>(byte(rng));
+    for (auto& x : p.w) x = static_cast<std::int8_t>(byte(rng));
+    p.ta = {DType::i8, Shape{M, K}, numeric::make_quant(DType::i8, 0.05f, zp_a).value()};
+    if (per_column) {
+        std::vector<float> s(static_cast<std::size_t>(N));
+        for (auto& x : s) x = scale(rng);
+        p.tb = {DType::i8, Shape{K, N},
+                numeric::make_quant_per_axis(DType::i8, s, std::vector<std::int32_t>(static_cast<std::size_t>(N), 0), 1,
+                                             Shape{K, N})
+                    .value()};
+    } else {
+        p.tb = {DType::i8, Shape{K, N}, numeric::make_quant(DType::i8, 0.01f, 0).value()};
+    }
+    // an output scale that keeps most results inside int8 (about 3 standard deviations of the products)
+    const float sy = 0.05f * 0.03f * 74.0f * 74.0f * std::sqrt(static_cast<float>(K)) * 3.0f / 127.0f;
+    p.ty = {DType::i8, Shape{M, N}, numeric::make_quant(DType::i8, sy, 3).value()};
+    return p;
+}
+
+std::vector<std::int8_t> host(const Problem& p) {
+    const Tensor a = Tensor::from<std::int8_t>(p.ta.shape, p.a, *p.ta.quant);
+    const Tensor b = Tensor::from<std::int8_t>(p.tb.shape, p.w, *p.tb.quant);
+    auto y = ops::call<ops::MatMul>({a, b}, {}, p.ty);
+    REQUIRE_MESSAGE(y.ok(), (y.ok() ? std::string() : y.error().message()));
+    return y->to_vector<std::int8_t>();
+}
+
+/// Emit, run, return Y (M x N) and the report.
+std::vector<std::int8_t> npu(const Problem& p, const MatmulOptions& opt, vnpu::sim::Report* report = nullptr,
+                             std::vector<std::string>* log = nullptr) {
+    const std::int64_t pa = emit::detail::round16(p.K) + 16, py = emit::detail::round16(p.N);  // A's pitch wider than needed
+    const ops::TensorType types[2] = {p.ta, p.tb};
+    const auto plan = ops::MatMul::plan(types, p.ty);
+    REQUIRE(plan.ok());
+    Builder b("mm");
+    const DramMatrix A{2, 0, p.M, p.K, pa}, Y{3, 0, p.M, p.N, py};
+    const auto st = lower_matmul(b, *plan, A, p.w, p.K, p.N, Y, opt);
+    REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
+    if (log) *log = b.log();
+    auto prog = b.finish();
+    REQUIRE(prog.ok());
+    vnpu::sim::Machine m;
+    m.dram[0] = prog->weights;
+    m.dram[2].assign(static_cast<std::size_t>(p.M * pa), 0x5a);  // padding bytes are arbitrary
+    for (std::int64_t r = 0; r < p.M; ++r)
+        std::memcpy(&m.dram[2][static_cast<std::size_t>(r * pa)], &p.a[static_cast<std::size_t>(r * p.K)], static_cast<std::size_t>(p.K));
+    m.dram[3].resize(static_cast<std::size_t>(p.M * py));
+    const auto r = vnpu::sim::run(prog->code, m);
+    INFO(vnpu::sim::format_report(r, prog->code));
+    REQUIRE_MESSAGE(!r.fault, (r.fault ? r.fault->message() : std::string()));
+    CHECK(r.races.empty());
+    if (report) *report = r;
+    std::vector<std::int8_t> y(static_cast<std::size_t>(p.M * p.N));
+    for (std::int64_t i = 0; i < p.M; ++i)
+        std::memcpy(&y[static_cast<std::size_t>(i * p.N)], &m.dram[3][static_cast<std::size_t>(i * py)], static_cast<std::size_t>(p.N));
+    return y;
+}
+
+void check(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_t zp_a, bool per_column, std::uint32_t seed,
+           MatmulOptions opt = {}) {
+    CAPTURE(M);
+    CAPTURE(K);
+    CAPTURE(N);
+    CAPTURE(zp_a);
+    CAPTURE(per_column);
+    CAPTURE(opt.max_m_tile);
+    CAPTURE(opt.max_n_tile);
+    const Problem p = make_problem(M, K, N, zp_a, per_column, seed);
+    const auto want = host(p);
+    const auto got = npu(p, opt);
+    CHECK(got == want);
+    int saturated = 0;
+    for (auto v : want) saturated += (v == -128 || v == 127);
+    CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);  // the data is not all clamped
+}
+
+}  // namespace
+
+TEST_CASE("MatMul on the MAC array: odd shapes, per-tensor and per-column scales, zero points at the ends") {
+    check(1, 1, 1, 0, false, 1);
+    check(7, 13, 5, -128, true, 2);
+    check(17, 16, 16, 127, false, 3);
+    check(33, 100, 70, 5, true, 4);
+    check(5, 40, 33, -7, true, 5);
+}
+
+TEST_CASE("MatMul tiling: forced M and N tiles (partial last tiles, B double buffered) and the real budgets") {
+    check(37, 50, 70, 11, true, 6, MatmulOptions{16, 5});
+    check(64, 64, 48, -3, false, 7, MatmulOptions{16, 0});
+    check(200, 300, 130, 0, true, 8);   // ACC limits the M tile
+    check(3, 2000, 200, 9, true, 9);    // Kp x N of B exceeds LMEM: several N tiles
+}
+
+TEST_CASE("MatMul at MobileNet sizes: FC 1024 -> 1000 and the 1x1 conv 56x56x64 -> 64 as a matmul") {
+    std::vector<std::string> log;
+    vnpu::sim::Report r;
+    {
+        const Problem p = make_problem(1, 1024, 1000, -5, true, 10);
+        CHECK(npu(p, {}, &r, &log) == host(p));
+        CHECK(r.macs == static_cast<std::uint64_t>(1024) * 1008);
+        REQUIRE(!log.empty());
+        CHECK(log.back().find("B double buffered") != std::string::npos);
+    }
+    {
+        const Problem p = make_problem(56 * 56, 64, 64, 2, true, 11);
+        CHECK(npu(p, {}, &r, &log) == host(p));
+        CHECK(log.back().find("B loaded once") != std::string::npos);
+    }
+}
+
+TEST_CASE("MatMul refusals name the rule and leave nothing in the builder") {
+    const Problem p = make_problem(4, 16, 16, 0, true, 12);
+    const ops::TensorType types[2] = {p.ta, p.tb};
+    auto plan = ops::MatMul::plan(types, p.ty).value();
+    const DramMatrix A{2, 0, 4, 16, 16}, Y{3, 0, 4, 16, 16};
+    Builder b("mm");
+    REQUIRE(b.emit("nop", {}).ok());
+    auto bad = plan;
+    bad.zp_b[3] = 1;
+    CHECK_RULE(lower_matmul(b, bad, A, p.w, 16, 16, Y), "lower-matmul-zero-point");
+    bad = plan;
+    bad.zp_a[2] = 1;
+    CHECK_RULE(lower_matmul(b, bad, A, p.w, 16, 16, Y), "lower-matmul-zero-point");
+    bad = plan;
+    bad.per_axis = ops::MatMulPerAxis::rows;
+    CHECK_RULE(lower_matmul(b, bad, A, p.w, 16, 16, Y), "lower-matmul-per-row");
+    bad = plan;
+    bad.negate = true;
+    CHECK_RULE(lower_matmul(b, bad, A, p.w, 16, 16, Y), "lower-matmul-alpha");
+    CHECK_RULE(lower_matmul(b, plan, DramMatrix{2, 0, 4, 16, 8}, p.w, 16, 16, Y), "lower-matmul-layout");
+    CHECK_RULE(lower_matmul(b, plan, A, p.w, 16, 16, DramMatrix{3, 8, 4, 16, 16}), "lower-matmul-layout");
+    auto hog = b.alloc(Mem::lmem, 256 * 1024 - 256, "hog");
+    CHECK_RULE(lower_matmul(b, plan, A, p.w, 16, 16, Y), "lower-matmul-budget");
+    CHECK(b.size() == 1);
+    CHECK(b.weights().empty());
+    CHECK(b.holders() == "LMEM +0 261888 B 'hog'\n");
+}
