@@ -495,6 +495,19 @@ def seeds_emit_elementwise():
     return seeds
 
 
+def seeds_emit_matmul():
+    """fuzz/emit_matmul.cpp: M, K, N bytes, A's zero point, per-column flag, two scale exponents, M / N tile caps,
+    data seed. Odd shapes, both zero-point ends, forced tiles, per-tensor and per-column weights."""
+    cases = {
+        "tiny": [0, 0, 0, 0, 0, 10, 8, 0, 0],
+        "odd_per_column": [6, 10, 4, 0x80, 1, 10, 9, 0, 0],
+        "zp_top_tiles": [36, 40, 69, 0x7F, 3, 9, 10, 5, 1],
+        "wide_k": [2, 255, 150, 5, 1, 8, 12, 0, 0],
+        "tall_m": [63, 60, 33, 0xF0, 0, 10, 11, 7, 2],
+    }
+    return {name: bytes(v + [1, 2, 3]) for name, v in cases.items()}
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
@@ -506,6 +519,7 @@ TARGETS = {
     "vnpu_roundtrip": seeds_vnpu_roundtrip,
     "vnpu_sim": seeds_vnpu_sim,
     "emit_elementwise": seeds_emit_elementwise,
+    "emit_matmul": seeds_emit_matmul,
 }
 
 

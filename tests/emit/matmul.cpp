@@ -144,6 +144,50 @@ TEST_CASE("MatMul at MobileNet sizes: FC 1024 -> 1000 and the 1x1 conv 56x56x64 
     }
 }
 
+TEST_CASE("Gemm with C as a per-column int32 bias: the bias enters the rq table, bit-exact against ops::Gemm") {
+    for (const std::int64_t N : {16, 45}) {
+        CAPTURE(N);
+        const std::int64_t M = 9, K = 70;
+        const Problem p = make_problem(M, K, N, -20, true, 13);
+        std::vector<std::int32_t> c(static_cast<std::size_t>(N));
+        std::vector<float> cs(static_cast<std::size_t>(N));
+        for (std::int64_t n = 0; n < N; ++n) {
+            c[static_cast<std::size_t>(n)] = static_cast<std::int32_t>((n * 7919) % 40001) - 20000;
+            cs[static_cast<std::size_t>(n)] = static_cast<float>(static_cast<double>(p.ta.quant->scale(0)) *
+                                                                 static_cast<double>(p.tb.quant->scale(static_cast<std::size_t>(n))));
+        }
+        const auto qc = numeric::make_quant_per_axis(DType::i32, cs, std::vector<std::int32_t>(static_cast<std::size_t>(N), 0), 0,
+                                                     Shape{N});
+        REQUIRE(qc.ok());
+        const Tensor a = Tensor::from<std::int8_t>(p.ta.shape, p.a, *p.ta.quant);
+        const Tensor b = Tensor::from<std::int8_t>(p.tb.shape, p.w, *p.tb.quant);
+        const Tensor tc = Tensor::from<std::int32_t>(Shape{N}, c, *qc);
+        const auto want = ops::call<ops::Gemm>({a, b, tc}, {}, p.ty);
+        REQUIRE_MESSAGE(want.ok(), (want.ok() ? std::string() : want.error().message()));
+        const ops::TensorType types[3] = {p.ta, p.tb, ops::type_of(tc)};
+        const auto plan = ops::Gemm::plan(types, {}, p.ty);
+        REQUIRE(plan.ok());
+        Builder bld("gemm");
+        const std::int64_t py = emit::detail::round16(N);
+        REQUIRE(lower_matmul(bld, *plan, DramMatrix{2, 0, M, K, 80}, p.w, K, N, DramMatrix{3, 0, M, N, py}, {}, c).ok());
+        auto prog = bld.finish();
+        REQUIRE(prog.ok());
+        vnpu::sim::Machine m;
+        m.dram[0] = prog->weights;
+        m.dram[2].assign(static_cast<std::size_t>(M * 80), 0);
+        for (std::int64_t r = 0; r < M; ++r)
+            std::memcpy(&m.dram[2][static_cast<std::size_t>(r * 80)], &p.a[static_cast<std::size_t>(r * K)], static_cast<std::size_t>(K));
+        m.dram[3].resize(static_cast<std::size_t>(M * py));
+        const auto r = vnpu::sim::run(prog->code, m);
+        REQUIRE(!r.fault);
+        CHECK(r.races.empty());
+        const auto w = want->to_vector<std::int8_t>();
+        for (std::int64_t i = 0; i < M; ++i)
+            for (std::int64_t n = 0; n < N; ++n)
+                CHECK(static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * py + n)]) == w[static_cast<std::size_t>(i * N + n)]);
+    }
+}
+
 TEST_CASE("MatMul refusals name the rule and leave nothing in the builder") {
     const Problem p = make_problem(4, 16, 16, 0, true, 12);
     const ops::TensorType types[2] = {p.ta, p.tb};

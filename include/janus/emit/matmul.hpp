@@ -7,8 +7,9 @@
 //   - B is packed at compile time into the weights region as N tiles of Kp x nt bytes (Kp = K rounded up to 16, nt a
 //     multiple of 16), zero padded: padded K rows contribute 0 whatever A holds there, padded N columns are
 //     computed and never stored.
-//   - One requantization table per N tile (header: zp_y, -128, 127, rounding; entries: bias 0, the column's
-//     multiplier) in the weights region, all loaded into LMEM once.
+//   - One requantization table per N tile (header: zp_y, -128, 127, rounding; entries: the column's bias, 0 for
+//     MatMul and Gemm's C for Gemm, and its multiplier) in the weights region, all loaded into LMEM once.
+//     `bias`: empty, or one int32 per column in accumulator units (Gemm's C of shape [N] with beta == alpha).
 //   - The tile shape (nt, mt) minimizes the timing model's estimate over every N tile width that fits LMEM and ACC
 //     (wide N tiles reload A less; tall M tiles fill the 16-row MAC pipeline better: (16 + m) cycles per block).
 //   - M is cut into tiles of mt rows. For each (N tile j, M tile i), in program order:
@@ -58,7 +59,7 @@ inline void put32(std::vector<std::uint8_t>& v, std::size_t at, std::int32_t x) 
 template <numeric::RoundingMode R = numeric::default_rounding>
 Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatrix& a,
                     std::span<const std::int8_t> weights, std::int64_t K, std::int64_t N, const DramMatrix& y,
-                    const MatmulOptions& opt = {}) {
+                    const MatmulOptions& opt = {}, std::span<const std::int32_t> bias = {}) {
     const std::string what = b.name() + ": matmul";
     const std::int64_t M = a.rows, Kp = detail::round16(K), Np = detail::round16(N);
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
@@ -71,6 +72,9 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
                           std::to_string(y.cols) + " pitch " + std::to_string(y.pitch) +
                           ": shapes must chain, pitches and offsets be multiples of 16 and cover the rounded-up width");
     if (plan.negate) return refuse("lower-matmul-alpha", "a negative alpha is not lowered");
+    if (!bias.empty() && static_cast<std::int64_t>(bias.size()) != N)
+        return refuse("lower-matmul-layout", "the bias has " + std::to_string(bias.size()) + " values for " +
+                                                 std::to_string(N) + " columns");
     if (plan.per_axis == ops::MatMulPerAxis::rows && plan.multipliers.size() > 1)
         return refuse("lower-matmul-per-row", "per-row multipliers: the VEC unit requantizes per column");
     for (const auto z : plan.zp_a)
@@ -140,6 +144,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
             const std::int64_t col = std::min(j * nt + n, N - 1);  // padded columns reuse a valid multiplier
             const auto& q = plan.multipliers.size() == 1 ? plan.multipliers[0] : plan.multipliers[static_cast<std::size_t>(col)];
             const std::size_t e = at + 16 + 16 * static_cast<std::size_t>(n);
+            if (!bias.empty() && j * nt + n < N) detail::put32(tables, e, bias[static_cast<std::size_t>(j * nt + n)]);
             detail::put32(tables, e + 4, q.multiplier);
             tables[e + 8] = static_cast<std::uint8_t>(31 - q.shift);
         }
