@@ -6,6 +6,8 @@
 //   LutSig/N   Sigmoid (lut.apply, its 256-entry table loaded once): 2N bytes moved
 //   Matmul/M/K/N  quantized MatMul (mac.mm + vec.rq), per-column weight scales: M K N MACs, MK + KN + MN bytes;
 //              FC 1024 -> 1000 (M = 1) and the 1x1 conv 56x56x64 -> 64 as a matmul (M = 3136)
+//   Depthwise/H/C  3x3 depthwise conv, pad 1, on VEC (vec.mac per tap, vec.rq per row): the MAC array is idle, so the
+//              bound is VEC's: (9 + 1) H H C / 16 cycles (it exceeds the DMA's 2 H H C / 16 and MACs / 256)
 // Sizes are MobileNet-like: 28x28x32, 56x56x24 (the V2 residual adds), 112x112x32.
 // Run: cmake --preset bench -DJANUS_WERROR=OFF && cmake --build --preset bench --target janus_bench_emit_kernels
 //      ./build/bench/janus_bench_emit_kernels
@@ -15,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <janus/emit/depthwise.hpp>
 #include <janus/emit/elementwise.hpp>
 #include <janus/emit/matmul.hpp>
 #include <janus/numeric/quant_params.hpp>
@@ -113,6 +116,39 @@ void Matmul(benchmark::State& state) {
     state.counters["bound_cycles"] = bound;
     state.counters["utilization"] = bound / static_cast<double>(cycles);
 }
+void Depthwise(benchmark::State& state) {
+    const std::int64_t H = state.range(0), C = state.range(1);
+    ops::ConvQuantPlan plan;
+    plan.zp_x = 3;
+    plan.zp_w.assign(static_cast<std::size_t>(C), 0);
+    plan.multipliers.assign(static_cast<std::size_t>(C), numeric::QuantizedMultiplier{1 << 30, -8});
+    const std::vector<std::int8_t> w(static_cast<std::size_t>(C * 9), 2);
+    const double bound = 10.0 * static_cast<double>(H * H * C) / 16;
+    vnpu::sim::Machine m;
+    m.dram[2].assign(static_cast<std::size_t>(H * H * C), 1);
+    m.dram[3].resize(static_cast<std::size_t>(H * H * C));
+    std::uint64_t cycles = 0;
+    for (auto _ : state) {
+        emit::Builder b("bench");
+        if (!emit::lower_depthwise(b, plan, {2, 0, H, H, C, C}, w, 3, 3, {1, 1, 1, 1}, {}, {3, 0, H, H, C, C}).ok()) {
+            state.SkipWithError("lowering failed");
+            return;
+        }
+        auto p = b.finish();
+        m.dram[0] = p->weights;
+        const auto r = vnpu::sim::run(p->code, m);
+        if (r.fault || !r.races.empty()) {
+            state.SkipWithError("fault or race");
+            return;
+        }
+        cycles = r.cycles;
+    }
+    state.counters["sim_cycles"] = static_cast<double>(cycles);
+    state.counters["bound_cycles"] = bound;
+    state.counters["utilization"] = bound / static_cast<double>(cycles);
+}
+BENCHMARK(Depthwise)->Args({112, 32})->Args({56, 144})->Unit(benchmark::kMicrosecond);
+
 BENCHMARK(Matmul)->Args({1, 1024, 1000})->Args({56 * 56, 64, 64})->Args({28 * 28, 128, 128})->Unit(benchmark::kMicrosecond);
 
 }  // namespace

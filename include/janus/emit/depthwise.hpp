@@ -1,0 +1,167 @@
+#pragma once
+// Lowering of a depthwise convolution (ops/conv.hpp's Conv with group == C, stride 1, dilation 1) to VEC
+// accumulation, from the op's own ConvQuantPlan:
+//     ACC[p, c] = sum over taps (ky, kx) of (x[y + ky - pt, p + kx - pl, c] - zp_x) * w[c, ky, kx]     (vec.mac)
+//     y[p, c]   = sat8(rq(ACC[p, c] + bias[c], M[c]) + zp_y)                                          (vec.rq)
+//
+// Layout: NHWC images in DRAM, one image, pixels `cpitch` bytes apart (a multiple of 16 >= C; the padding channels
+// are computed and unspecified in the output) and rows w * cpitch bytes apart.
+// Strategy, per output row (double buffered, as emit/stream.hpp):
+//   - the kh input rows it reads sit in LMEM with pl / pr border pixels filled with zp_x (dma.fill once per buffer
+//     set; rows above or below the image are filled with zp_x whole), so every tap is ONE vec.mac over the output
+//     row: x at (row ky, pixel kx), weights at tap (ky, kx) replicated over the row's pixels (a constant, loaded
+//     once), n = Wo * cpitch;
+//   - ACC is cleared by a dma.fill of 0 before the first tap; vec.rq requantizes with the per-channel table (bias
+//     and multiplier per channel, loaded once); a dma.store writes the row.
+// Events: the DMA work of a row (ACC clear, input rows) signals L[s], the first vec.mac waits on it; vec.rq signals
+// V[s], the store waits on it; reuse two rows later is ordered through the DMA queue.
+// Refused with a rule: lower-depthwise-zero-point (a weight zero point is not 0: vec.mac subtracts x's only),
+// lower-depthwise-layout (shapes that do not chain, a pitch that is not a multiple of 16 or below C),
+// lower-depthwise-budget (the row buffers, replicated weights and ACC rows do not fit: rows are not split yet).
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <janus/emit/elementwise.hpp>
+#include <janus/ops/conv.hpp>
+
+namespace janus::emit {
+
+/// One NHWC int8 image in a DRAM region: h x w pixels of c channels, pixels `cpitch` bytes apart, rows dense.
+struct DramImage {
+    int region = 0;
+    std::uint32_t offset = 0;
+    std::int64_t h = 0, w = 0, c = 0, cpitch = 0;
+};
+
+/// pads: {top, left, bottom, right}. weights: ONNX order [C, 1, kh, kw]. bias: empty or C int32 values.
+template <numeric::RoundingMode R = numeric::default_rounding>
+Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x, std::span<const std::int8_t> weights,
+                       std::int64_t kh, std::int64_t kw, std::array<std::int64_t, 4> pads,
+                       std::span<const std::int32_t> bias, const DramImage& y) {
+    const std::string what = b.name() + ": depthwise";
+    const std::int64_t C = x.c, Cp = x.cpitch, pt = pads[0], pl = pads[1], pb = pads[2], pr = pads[3];
+    const std::int64_t Ho = x.h + pt + pb - kh + 1, Wo = x.w + pl + pr - kw + 1, Wp = x.w + pl + pr;
+    const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
+    if (kh < 1 || kw < 1 || pt < 0 || pl < 0 || pb < 0 || pr < 0 || C < 1 || Cp % 16 != 0 || Cp < C ||
+        y.cpitch != Cp || y.c != C || y.h != Ho || y.w != Wo || Ho < 1 || Wo < 1 || x.offset % 16 != 0 ||
+        y.offset % 16 != 0 || static_cast<std::int64_t>(weights.size()) != C * kh * kw ||
+        (!bias.empty() && static_cast<std::int64_t>(bias.size()) != C) || plan.multipliers.size() != static_cast<std::size_t>(C))
+        return refuse("lower-depthwise-layout",
+                      "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
+                          std::to_string(Cp) + "), kernel " + std::to_string(kh) + "x" + std::to_string(kw) + ", y " +
+                          std::to_string(y.h) + "x" + std::to_string(y.w) + "x" + std::to_string(y.c) + " (pitch " +
+                          std::to_string(y.cpitch) + "): shapes must chain (stride 1) and pitches be equal multiples of 16 >= C");
+    for (const auto z : plan.zp_w)
+        if (z != 0)
+            return refuse("lower-depthwise-zero-point",
+                          "a weight zero point is " + std::to_string(z) + ": vec.mac subtracts the input's only");
+    const std::int64_t row = Wo * Cp, prow = Wp * Cp, taps = kh * kw;
+    const std::int64_t lmem = 2 * kh * prow + taps * row + 16 + 16 * Cp + 2 * row;
+    if (2 * row * 4 > static_cast<std::int64_t>(vnpu::sim::acc_size) || lmem > b.largest_free(Mem::lmem))
+        return refuse("lower-depthwise-budget",
+                      "an output row of " + std::to_string(row) + " B needs " + std::to_string(2 * row * 4) +
+                          " B of ACC (of 65536) and " + std::to_string(lmem) + " B of LMEM (" +
+                          std::to_string(b.largest_free(Mem::lmem)) + " free); rows are not split yet");
+
+    auto txn = b.transaction();
+    auto scope = b.scope("depthwise");
+    b.note(what + ": " + std::to_string(Ho) + " output rows of " + std::to_string(Wo) + " x " + std::to_string(Cp) +
+           " B, " + std::to_string(taps) + " vec.mac per row, double buffered");
+    // constants: the taps' weights replicated over a row's pixels, then the requantization table
+    std::vector<std::uint8_t> wrep(static_cast<std::size_t>(taps * row), 0);
+    for (std::int64_t t = 0; t < taps; ++t)
+        for (std::int64_t p = 0; p < Wo; ++p)
+            for (std::int64_t c = 0; c < C; ++c)
+                wrep[static_cast<std::size_t>(t * row + p * Cp + c)] = static_cast<std::uint8_t>(weights[static_cast<std::size_t>(c * taps + t)]);
+    std::vector<std::uint8_t> table(static_cast<std::size_t>(16 + 16 * Cp), 0);
+    const auto put32 = [&](std::size_t at, std::int32_t v) { std::memcpy(&table[at], &v, 4); };
+    put32(0, plan.zp_y);
+    put32(4, -128);
+    put32(8, 127);
+    put32(12, rounding_code<R>());
+    for (std::int64_t c = 0; c < Cp; ++c) {
+        const auto at = static_cast<std::size_t>(16 + 16 * c);
+        const auto& q = plan.multipliers[static_cast<std::size_t>(c < C ? c : 0)];
+        if (c < C && !bias.empty()) put32(at, bias[static_cast<std::size_t>(c)]);
+        put32(at + 4, q.multiplier);
+        table[at + 8] = static_cast<std::uint8_t>(31 - q.shift);
+    }
+    JANUS_TRY(Buffer wbuf, load_constant(b, Mem::lmem, wrep, "depthwise weights"));
+    JANUS_TRY(Buffer tbuf, load_constant(b, Mem::lmem, table, "depthwise rq table"));
+    std::array<Buffer, 2> in, out, acc;
+    for (std::size_t s = 0; s < 2; ++s) {
+        JANUS_TRY(Buffer i, b.alloc(Mem::lmem, static_cast<std::uint32_t>(kh * prow), "depthwise rows " + std::to_string(s)));
+        JANUS_TRY(Buffer o, b.alloc(Mem::lmem, static_cast<std::uint32_t>(row), "depthwise out " + std::to_string(s)));
+        JANUS_TRY(Buffer a, b.alloc(Mem::acc, static_cast<std::uint32_t>(4 * row), "depthwise ACC " + std::to_string(s)));
+        in[s] = std::move(i), out[s] = std::move(o), acc[s] = std::move(a);
+    }
+    JANUS_TRY(Reg r1, b.reg("depthwise address 1"));
+    JANUS_TRY(Reg r2, b.reg("depthwise address 2"));
+    JANUS_TRY(Reg r3, b.reg("depthwise address 3"));
+    std::array<Event, 2> loaded, done;
+    for (std::size_t s = 0; s < 2; ++s) {
+        JANUS_TRY(Event l, b.event("depthwise rows loaded " + std::to_string(s)));
+        JANUS_TRY(Event v, b.event("depthwise row requantized " + std::to_string(s)));
+        loaded[s] = std::move(l), done[s] = std::move(v);
+    }
+    const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
+    const std::int64_t zp = static_cast<std::int8_t>(plan.zp_x);  // dma.fill writes the int8 zero point
+    // border pixels of every buffered row: written once per set (loads only write the interior)
+    for (std::size_t s = 0; s < 2; ++s) {
+        JANUS_CHECK(b.emit("dma.cfg", {kh, 0, prow}));
+        if (pl > 0) {
+            JANUS_CHECK(li(r1, in[s].address()));
+            JANUS_CHECK(b.emit("dma.fill", {r1, zp, pl * Cp}));
+        }
+        if (pr > 0) {
+            JANUS_CHECK(li(r1, in[s].address() + (pl + x.w) * Cp));
+            JANUS_CHECK(b.emit("dma.fill", {r1, zp, pr * Cp}));
+        }
+    }
+    // the DMA work of output row yo: clear its ACC set, bring its kh input rows; the last instruction signals
+    const auto load_row = [&](std::int64_t yo) -> Status {
+        const auto s = static_cast<std::size_t>(yo % 2);
+        const std::int64_t k0 = std::max<std::int64_t>(0, pt - yo), k1 = std::min<std::int64_t>(kh, x.h + pt - yo);
+        JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+        JANUS_CHECK(li(r1, acc[s].address()));
+        JANUS_CHECK(b.emit("dma.fill", {r1, 0, 4 * row}));
+        for (std::int64_t ky = 0; ky < kh; ++ky)  // rows outside the image: zero-point rows
+            if (ky < k0 || ky >= k1) {
+                JANUS_CHECK(li(r1, in[s].address() + ky * prow));
+                const bool last = k1 <= k0 && ky == kh - 1;  // no load follows: the last fill signals
+                JANUS_CHECK(b.emit("dma.fill", {r1, zp, prow}, Sync{nullptr, last ? &loaded[s] : nullptr}));
+            }
+        if (k1 > k0) {
+            JANUS_CHECK(b.emit("dma.cfg", {k1 - k0, x.w * Cp, prow}));
+            JANUS_CHECK(li(r1, in[s].address() + k0 * prow + pl * Cp));
+            JANUS_CHECK(li(r2, static_cast<std::int64_t>(x.offset) + (yo - pt + k0) * x.w * Cp));
+            JANUS_CHECK(b.emit("dma.load", {r1, x.region, r2, x.w * Cp}, Sync{nullptr, &loaded[s]}));
+        }
+        return ok_status();
+    };
+    JANUS_CHECK(load_row(0));
+    for (std::int64_t yo = 0; yo < Ho; ++yo) {
+        const auto s = static_cast<std::size_t>(yo % 2);
+        if (yo + 1 < Ho) JANUS_CHECK(load_row(yo + 1));
+        JANUS_CHECK(li(r3, acc[s].address()));
+        for (std::int64_t t = 0; t < taps; ++t) {
+            JANUS_CHECK(li(r1, in[s].address() + (t / kw) * prow + (t % kw) * Cp));
+            JANUS_CHECK(li(r2, wbuf.address() + t * row));
+            JANUS_CHECK(b.emit("vec.mac", {r3, r1, r2, plan.zp_x, row}, Sync{t == 0 ? &loaded[s] : nullptr, nullptr}));
+        }
+        JANUS_CHECK(li(r1, out[s].address()));
+        JANUS_CHECK(li(r2, tbuf.address()));
+        JANUS_CHECK(b.emit("vec.rq", {r1, r3, r2, Cp, Wo}, Sync{nullptr, &done[s]}));
+        JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+        JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + yo * row));
+        JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, row}, Sync{&done[s], nullptr}));
+    }
+    txn.commit();
+    return ok_status();
+}
+
+}  // namespace janus::emit
