@@ -508,6 +508,18 @@ def seeds_emit_matmul():
     return {name: bytes(v + [1, 2, 3]) for name, v in cases.items()}
 
 
+def seeds_emit_depthwise():
+    """fuzz/emit_depthwise.cpp: C, H, W, kh, kw, four pads, input zero point, bias flag, output scale exponent, data
+    seed. 3x3 pad 1, asymmetric pads, a 1x1, wide pads on a tiny image, C not a multiple of 16."""
+    cases = {
+        "k3_pad1": [15, 7, 7, 2, 2, 1, 1, 1, 1, 0, 1, 4],
+        "asymmetric": [12, 6, 9, 2, 4, 0, 2, 1, 0, 0x80, 1, 3],
+        "k1": [39, 3, 3, 0, 0, 0, 0, 0, 0, 0x7F, 0, 2],
+        "tiny_wide_pads": [0, 0, 1, 2, 2, 2, 2, 2, 2, 5, 1, 5],
+    }
+    return {name: bytes(v + [9, 8, 7]) for name, v in cases.items()}
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
@@ -520,6 +532,7 @@ TARGETS = {
     "vnpu_sim": seeds_vnpu_sim,
     "emit_elementwise": seeds_emit_elementwise,
     "emit_matmul": seeds_emit_matmul,
+    "emit_depthwise": seeds_emit_depthwise,
 }
 
 
