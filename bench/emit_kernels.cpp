@@ -31,16 +31,13 @@ using namespace janus;
 
 numeric::QuantParams q8(float scale, std::int32_t zp) { return numeric::make_quant(DType::i8, scale, zp).value(); }
 
+/// Emit with `lower(builder)`, run on `m` (input and output regions prepared by the caller), report the counters.
 template <class Lower>
-void run_kernel(benchmark::State& state, std::int64_t n, int inputs, double bound, Lower&& lower) {
-    const std::int64_t padded = (n + 15) / 16 * 16;
-    vnpu::sim::Machine m;
-    m.dram[2].assign(static_cast<std::size_t>(padded * inputs), 3);
-    m.dram[3].resize(static_cast<std::size_t>(padded));
+void run_kernel(benchmark::State& state, vnpu::sim::Machine& m, double bound, Lower&& lower) {
     std::uint64_t cycles = 0;
     for (auto _ : state) {
         emit::Builder b("bench");
-        if (!lower(b, padded).ok()) {
+        if (!lower(b).ok()) {
             state.SkipWithError("lowering failed");
             return;
         }
@@ -59,11 +56,21 @@ void run_kernel(benchmark::State& state, std::int64_t n, int inputs, double boun
     state.counters["utilization"] = bound / static_cast<double>(cycles);
 }
 
+/// A machine whose input region holds `inputs` bytes and output region `outputs` bytes.
+vnpu::sim::Machine machine(std::int64_t inputs, std::int64_t outputs) {
+    vnpu::sim::Machine m;
+    m.dram[2].assign(static_cast<std::size_t>(inputs), 3);
+    m.dram[3].resize(static_cast<std::size_t>(outputs));
+    return m;
+}
+
 void EwAdd(benchmark::State& state) {
     const std::int64_t n = state.range(0);
     const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(0.1f, 3), q8(0.07f, -2), q8(0.15f, 1), "bench").value();
     const double bound = std::max(3.0 * static_cast<double>(n) / 16, static_cast<double>(n) / 16);
-    run_kernel(state, n, 2, bound, [&](emit::Builder& b, std::int64_t padded) {
+    const std::int64_t padded = (n + 15) / 16 * 16;
+    auto m = machine(2 * padded, padded);
+    run_kernel(state, m, bound, [&](emit::Builder& b) {
         return emit::lower_binary<expr::BinOp::add>(b, plan, {2, 0, n}, {2, static_cast<std::uint32_t>(padded), n}, {3, 0, n});
     });
 }
@@ -73,9 +80,8 @@ void LutSig(benchmark::State& state) {
     const std::int64_t n = state.range(0);
     const auto table = ops::Sigmoid::table(q8(0.1f, 0), q8(1.0f / 256, -128), ops::NoAttrs{});
     const double bound = 2.0 * static_cast<double>(n) / 16;
-    run_kernel(state, n, 1, bound, [&](emit::Builder& b, std::int64_t) {
-        return emit::lower_lut(b, *table, {2, 0, n}, {3, 0, n});
-    });
+    auto m = machine((n + 15) / 16 * 16, (n + 15) / 16 * 16);
+    run_kernel(state, m, bound, [&](emit::Builder& b) { return emit::lower_lut(b, *table, {2, 0, n}, {3, 0, n}); });
 }
 BENCHMARK(LutSig)->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 32)->Unit(benchmark::kMicrosecond);
 
@@ -93,29 +99,12 @@ void Matmul(benchmark::State& state) {
     const double macs = static_cast<double>(M * K * N);
     const double bytes = static_cast<double>(M * K + K * N + M * N);
     const double bound = std::max(macs / 256, bytes / 16);
-    vnpu::sim::Machine m;
-    m.dram[2].assign(static_cast<std::size_t>(M * Kp), 1);
-    m.dram[3].resize(static_cast<std::size_t>(M * Np));
-    std::uint64_t cycles = 0;
-    for (auto _ : state) {
-        emit::Builder b("bench");
-        if (!emit::lower_matmul(b, plan, {2, 0, M, K, Kp}, w, K, N, {3, 0, M, N, Np}).ok()) {
-            state.SkipWithError("lowering failed");
-            return;
-        }
-        auto p = b.finish();
-        m.dram[0] = p->weights;
-        const auto r = vnpu::sim::run(p->code, m);
-        if (r.fault || !r.races.empty()) {
-            state.SkipWithError("fault or race");
-            return;
-        }
-        cycles = r.cycles;
-    }
-    state.counters["sim_cycles"] = static_cast<double>(cycles);
-    state.counters["bound_cycles"] = bound;
-    state.counters["utilization"] = bound / static_cast<double>(cycles);
+    auto m = machine(M * Kp, M * Np);
+    run_kernel(state, m, bound, [&](emit::Builder& b) {
+        return emit::lower_matmul(b, plan, {2, 0, M, K, Kp}, w, K, N, {3, 0, M, N, Np});
+    });
 }
+
 void Depthwise(benchmark::State& state) {
     const std::int64_t H = state.range(0), C = state.range(1);
     ops::ConvQuantPlan plan;
@@ -124,28 +113,10 @@ void Depthwise(benchmark::State& state) {
     plan.multipliers.assign(static_cast<std::size_t>(C), numeric::QuantizedMultiplier{1 << 30, -8});
     const std::vector<std::int8_t> w(static_cast<std::size_t>(C * 9), 2);
     const double bound = 10.0 * static_cast<double>(H * H * C) / 16;
-    vnpu::sim::Machine m;
-    m.dram[2].assign(static_cast<std::size_t>(H * H * C), 1);
-    m.dram[3].resize(static_cast<std::size_t>(H * H * C));
-    std::uint64_t cycles = 0;
-    for (auto _ : state) {
-        emit::Builder b("bench");
-        if (!emit::lower_depthwise(b, plan, {2, 0, H, H, C, C}, w, 3, 3, {1, 1, 1, 1}, {}, {3, 0, H, H, C, C}).ok()) {
-            state.SkipWithError("lowering failed");
-            return;
-        }
-        auto p = b.finish();
-        m.dram[0] = p->weights;
-        const auto r = vnpu::sim::run(p->code, m);
-        if (r.fault || !r.races.empty()) {
-            state.SkipWithError("fault or race");
-            return;
-        }
-        cycles = r.cycles;
-    }
-    state.counters["sim_cycles"] = static_cast<double>(cycles);
-    state.counters["bound_cycles"] = bound;
-    state.counters["utilization"] = bound / static_cast<double>(cycles);
+    auto m = machine(H * H * C, H * H * C);
+    run_kernel(state, m, bound, [&](emit::Builder& b) {
+        return emit::lower_depthwise(b, plan, {2, 0, H, H, C, C}, w, 3, 3, {1, 1, 1, 1}, {}, {3, 0, H, H, C, C});
+    });
 }
 BENCHMARK(Depthwise)->Args({112, 32})->Args({56, 144})->Unit(benchmark::kMicrosecond);
 

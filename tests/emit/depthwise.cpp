@@ -14,6 +14,7 @@
 #include <janus/vnpu/sim/simulator.hpp>
 
 #include "../support/check_rule.hpp"
+#include "emit_support.hpp"
 
 using namespace janus;
 using namespace janus::emit;
@@ -74,19 +75,13 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     const auto st = lower_depthwise(b, *plan, X, w, k.kh, k.kw, k.pads, bias, Y);
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     if (log) *log = b.log();
-    auto prog = b.finish();
-    REQUIRE(prog.ok());
     vnpu::sim::Machine m;
-    m.dram[0] = prog->weights;
     m.dram[2].assign(static_cast<std::size_t>(H * W * Cp), 0x33);  // padding channels hold anything
     for (std::int64_t c = 0; c < C; ++c)
         for (std::int64_t i = 0; i < H * W; ++i)
             m.dram[2][static_cast<std::size_t>(i * Cp + c)] = static_cast<std::uint8_t>(x[static_cast<std::size_t>(c * H * W + i)]);
     m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cp));
-    const auto r = vnpu::sim::run(prog->code, m);
-    INFO(vnpu::sim::format_report(r, prog->code));
-    REQUIRE_MESSAGE(!r.fault, (r.fault ? r.fault->message() : std::string()));
-    CHECK(r.races.empty());
+    const auto r = et::run_clean(b, m);
     std::vector<std::int8_t> got(want.size());
     for (std::int64_t c = 0; c < C; ++c)
         for (std::int64_t i = 0; i < Ho * Wo; ++i)

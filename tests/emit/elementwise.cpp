@@ -16,6 +16,7 @@
 #include <janus/vnpu/sim/simulator.hpp>
 
 #include "../support/check_rule.hpp"
+#include "emit_support.hpp"
 
 using namespace janus;
 using namespace janus::emit;
@@ -38,18 +39,6 @@ std::vector<std::int8_t> get(const std::vector<std::uint8_t>& region, const Dram
     std::vector<std::int8_t> v(static_cast<std::size_t>(t.elements));
     std::memcpy(v.data(), region.data() + t.offset, v.size());
     return v;
-}
-
-/// Finish `b`, run it on `m` (weights region = the program's constants) and require a clean run.
-vnpu::sim::Report run_clean(Builder& b, vnpu::sim::Machine& m) {
-    auto p = b.finish();
-    REQUIRE_MESSAGE(p.ok(), (p.ok() ? std::string() : p.error().message()));
-    m.dram[0] = p->weights;
-    const auto r = vnpu::sim::run(p->code, m);
-    INFO(vnpu::sim::format_report(r, p->code));
-    REQUIRE_MESSAGE(!r.fault, (r.fault ? r.fault->message() : std::string()));
-    CHECK(r.races.empty());
-    return r;
 }
 
 numeric::QuantParams q8(float scale, std::int32_t zp) { return numeric::make_quant(DType::i8, scale, zp).value(); }
@@ -84,7 +73,7 @@ void check_binary(std::int64_t n, numeric::QuantParams qa, numeric::QuantParams 
     m.dram[3].resize(static_cast<std::size_t>(O.padded()));
     Builder b(std::string(ew_mnemonic(Kind)));
     REQUIRE(lower_binary<Kind, R>(b, *plan, A, B, O, StreamOptions{max_tile}).ok());
-    run_clean(b, m);
+    et::run_clean(b, m);
     CHECK(get(m.dram[3], O) == want);
 }
 
@@ -138,7 +127,7 @@ void check_unary(std::int64_t n, numeric::QuantParams qi, numeric::QuantParams q
     m.dram[3].resize(static_cast<std::size_t>(16 + O.padded()));
     Builder b(std::string(Op::name.view()));
     REQUIRE(lower_lut(b, *Op::table(qi, qo, attrs), X, O, StreamOptions{max_tile}).ok());
-    run_clean(b, m);
+    et::run_clean(b, m);
     CHECK(get(m.dram[3], O) == host->template to_vector<std::int8_t>());
 }
 
@@ -190,7 +179,7 @@ TEST_CASE("two kernels chained in one program: Add then Sigmoid on its output, n
                                            StreamOptions{1024})
                 .ok());
     REQUIRE(lower_lut(b, *ops::Sigmoid::table(qs, qo, ops::NoAttrs{}), S, O, StreamOptions{1024}).ok());
-    run_clean(b, m);
+    et::run_clean(b, m);
     CHECK(get(m.dram[3], O) == want->to_vector<std::int8_t>());
 }
 

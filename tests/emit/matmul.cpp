@@ -15,6 +15,7 @@
 #include <janus/vnpu/sim/simulator.hpp>
 
 #include "../support/check_rule.hpp"
+#include "emit_support.hpp"
 
 using namespace janus;
 using namespace janus::emit;
@@ -73,18 +74,12 @@ std::vector<std::int8_t> npu(const Problem& p, const MatmulOptions& opt, vnpu::s
     const auto st = lower_matmul(b, *plan, A, p.w, p.K, p.N, Y, opt);
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     if (log) *log = b.log();
-    auto prog = b.finish();
-    REQUIRE(prog.ok());
     vnpu::sim::Machine m;
-    m.dram[0] = prog->weights;
     m.dram[2].assign(static_cast<std::size_t>(p.M * pa), 0x5a);  // padding bytes are arbitrary
     for (std::int64_t r = 0; r < p.M; ++r)
         std::memcpy(&m.dram[2][static_cast<std::size_t>(r * pa)], &p.a[static_cast<std::size_t>(r * p.K)], static_cast<std::size_t>(p.K));
     m.dram[3].resize(static_cast<std::size_t>(p.M * py));
-    const auto r = vnpu::sim::run(prog->code, m);
-    INFO(vnpu::sim::format_report(r, prog->code));
-    REQUIRE_MESSAGE(!r.fault, (r.fault ? r.fault->message() : std::string()));
-    CHECK(r.races.empty());
+    const auto r = et::run_clean(b, m);
     if (report) *report = r;
     std::vector<std::int8_t> y(static_cast<std::size_t>(p.M * p.N));
     for (std::int64_t i = 0; i < p.M; ++i)
@@ -170,17 +165,12 @@ TEST_CASE("Gemm with C as a per-column int32 bias: the bias enters the rq table,
         Builder bld("gemm");
         const std::int64_t py = emit::detail::round16(N);
         REQUIRE(lower_matmul(bld, *plan, DramMatrix{2, 0, M, K, 80}, p.w, K, N, DramMatrix{3, 0, M, N, py}, {}, c).ok());
-        auto prog = bld.finish();
-        REQUIRE(prog.ok());
         vnpu::sim::Machine m;
-        m.dram[0] = prog->weights;
         m.dram[2].assign(static_cast<std::size_t>(M * 80), 0);
         for (std::int64_t r = 0; r < M; ++r)
             std::memcpy(&m.dram[2][static_cast<std::size_t>(r * 80)], &p.a[static_cast<std::size_t>(r * K)], static_cast<std::size_t>(K));
         m.dram[3].resize(static_cast<std::size_t>(M * py));
-        const auto r = vnpu::sim::run(prog->code, m);
-        REQUIRE(!r.fault);
-        CHECK(r.races.empty());
+        et::run_clean(bld, m);
         const auto w = want->to_vector<std::int8_t>();
         for (std::int64_t i = 0; i < M; ++i)
             for (std::int64_t n = 0; n < N; ++n)

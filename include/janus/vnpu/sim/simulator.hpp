@@ -405,7 +405,6 @@ private:
     }
 
     void vec_ew(const Work& w) {
-        const std::int64_t n = w["n"];
         const std::uint8_t* p = local(w, w["rp"], 48, false, "rp", lmem_only);
         if (!p) return;
         const auto word = [&](int k) { return detail::load_i32(p + 4 * k); };
@@ -420,21 +419,11 @@ private:
             !multiplier(w, word(8), word(9), "output", plan.m_out))
             return;
         plan.acc_limit = word(10);
-        const std::uint8_t* a = local(w, w["ra"], n, false, "ra", lmem_only);
-        if (!a) return;
-        const std::uint8_t* b = local(w, w["rb"], n, false, "rb", lmem_only);
-        if (!b) return;
-        std::uint8_t* d = local(w, w["rd"], n, true, "rd", lmem_only);
-        if (!d) return;
-        const auto* ia = reinterpret_cast<const std::int8_t*>(a);
-        const auto* ib = reinterpret_cast<const std::int8_t*>(b);
-        // the inputs may alias the output: evaluate into a buffer first
-        i8_.resize(static_cast<std::size_t>(n));
         const auto go = [&](auto kind) {
             constexpr expr::BinOp K = decltype(kind)::value;
             with_rounding(mode, [&](auto rounding) {
-                const auto e = ops::binary_quant_expr<K, decltype(rounding), std::int8_t, std::int8_t>(plan);
-                detail::eval_elements(e, n, 0, i8_.data(), ia, ib);
+                int8_map(w, std::array{"ra", "rb"},
+                         ops::binary_quant_expr<K, decltype(rounding), std::int8_t, std::int8_t>(plan));
             });
         };
         using BO = expr::BinOp;
@@ -445,6 +434,21 @@ private:
             case 3: go(std::integral_constant<BO, BO::min>{}); break;
             default: go(std::integral_constant<BO, BO::max>{}); break;
         }
+    }
+
+    /// dst[rd + i] = e(operands...) over n int8 lanes of LMEM. The operands named in `names` are read (and
+    /// recorded) in that order before rd is written; they may alias it (the result goes through a buffer first).
+    template <std::size_t K, class E>
+    void int8_map(const Work& w, const std::array<const char*, K>& names, const E& e) {
+        const std::int64_t n = w["n"];
+        std::array<const std::int8_t*, K> in{};
+        for (std::size_t k = 0; k < K; ++k)
+            if (!(in[k] = reinterpret_cast<const std::int8_t*>(local(w, w[names[k]], n, false, names[k], lmem_only))))
+                return;
+        auto* d = reinterpret_cast<std::int8_t*>(local(w, w["rd"], n, true, "rd", lmem_only));
+        if (!d) return;
+        i8_.resize(static_cast<std::size_t>(n));
+        std::apply([&](const auto*... p) { detail::eval_elements(e, n, 0, i8_.data(), p...); }, in);
         std::memcpy(d, i8_.data(), static_cast<std::size_t>(n));
     }
 
@@ -453,18 +457,10 @@ private:
         const std::int64_t n = w["n"];
         const Sem sem = w.in->info->sem;
         if (sem == Sem::vec_minmax) {
-            const auto* a = reinterpret_cast<const std::int8_t*>(local(w, w["ra"], n, false, "ra", lmem_only));
-            if (!a) return;
-            const auto* b = reinterpret_cast<const std::int8_t*>(local(w, w["rb"], n, false, "rb", lmem_only));
-            if (!b) return;
-            auto* d = reinterpret_cast<std::int8_t*>(local(w, w["rd"], n, true, "rd", lmem_only));
-            if (!d) return;
-            i8_.resize(static_cast<std::size_t>(n));
             const auto x = widen(In<0, std::int8_t>{});
             const auto y = widen(In<1, std::int8_t>{});
-            if (w.in->info->func == 0) detail::eval_elements(sat<std::int8_t>(max(x, y)), n, 0, i8_.data(), a, b);
-            else detail::eval_elements(sat<std::int8_t>(min(x, y)), n, 0, i8_.data(), a, b);
-            std::memcpy(d, i8_.data(), static_cast<std::size_t>(n));
+            if (w.in->info->func == 0) int8_map(w, std::array{"ra", "rb"}, sat<std::int8_t>(max(x, y)));
+            else int8_map(w, std::array{"ra", "rb"}, sat<std::int8_t>(min(x, y)));
             return;
         }
         const auto zp = static_cast<std::int32_t>(w["zp"]);
@@ -519,36 +515,18 @@ private:
 
     void vec_sel(const Work& w) {
         using namespace expr;
-        const std::int64_t n = w["n"];
-        const auto* c = reinterpret_cast<const std::int8_t*>(local(w, w["rc"], n, false, "rc", lmem_only));
-        if (!c) return;
-        const auto* a = reinterpret_cast<const std::int8_t*>(local(w, w["ra"], n, false, "ra", lmem_only));
-        if (!a) return;
-        const auto* b = reinterpret_cast<const std::int8_t*>(local(w, w["rb"], n, false, "rb", lmem_only));
-        if (!b) return;
-        auto* d = reinterpret_cast<std::int8_t*>(local(w, w["rd"], n, true, "rd", lmem_only));
-        if (!d) return;
-        i8_.resize(static_cast<std::size_t>(n));
-        const auto e = sat<std::int8_t>(
-            select(ne(widen(In<0, std::int8_t>{}), cst(0)), widen(In<1, std::int8_t>{}), widen(In<2, std::int8_t>{})));
-        detail::eval_elements(e, n, 0, i8_.data(), c, a, b);
-        std::memcpy(d, i8_.data(), static_cast<std::size_t>(n));
+        int8_map(w, std::array{"rc", "ra", "rb"},
+                 sat<std::int8_t>(select(ne(widen(In<0, std::int8_t>{}), cst(0)), widen(In<1, std::int8_t>{}),
+                                         widen(In<2, std::int8_t>{}))));
     }
 
     void lut_apply(const Work& w) {
-        const std::int64_t n = w["n"];
         const std::uint8_t* t = local(w, static_cast<std::int64_t>(lut_base) + 256 * w["table"], 256, false, "table",
                                       1u << static_cast<int>(Space::lut));
         if (!t) return;
         auto table = std::make_shared<expr::Table256>();
         for (int j = 0; j < 256; ++j) table->values[static_cast<std::size_t>(j)] = static_cast<std::int8_t>(t[j]);
-        const auto* s = reinterpret_cast<const std::int8_t*>(local(w, w["rs"], n, false, "rs", lmem_only));
-        if (!s) return;
-        auto* d = reinterpret_cast<std::int8_t*>(local(w, w["rd"], n, true, "rd", lmem_only));
-        if (!d) return;
-        i8_.resize(static_cast<std::size_t>(n));
-        detail::eval_elements(expr::lut<std::int8_t>(expr::In<0, std::int8_t>{}, table), n, 0, i8_.data(), s);
-        std::memcpy(d, i8_.data(), static_cast<std::size_t>(n));
+        int8_map(w, std::array{"rs"}, expr::lut<std::int8_t>(expr::In<0, std::int8_t>{}, table));
     }
 
     // ---------------------------------------------------------------------------------------------- events
