@@ -483,7 +483,7 @@ def seeds_vnpu_sim():
 
 
 def seeds_emit_elementwise():
-    """fuzz/emit_elementwise.cpp: op, element count (LE16), three (scale nibbles, zero point) pairs, tile / 16, data
+    """emit_diff family 0 (elementwise): op, element count (LE16), three (scale nibbles, zero point) pairs, tile / 16, data
     seed. One seed per op with a different size and tile; zero points at both ends of int8 in some."""
     seeds = {}
     sizes = [1, 7, 13, 16, 100, 1000, 4095, 33, 250, 17, 64, 999]
@@ -496,7 +496,7 @@ def seeds_emit_elementwise():
 
 
 def seeds_emit_matmul():
-    """fuzz/emit_matmul.cpp: M, K, N bytes, A's zero point, per-column flag, two scale exponents, M / N tile caps,
+    """emit_diff family 1 (matmul): M, K, N bytes, A's zero point, per-column flag, two scale exponents, M / N tile caps,
     data seed. Odd shapes, both zero-point ends, forced tiles, per-tensor and per-column weights."""
     cases = {
         "tiny": [0, 0, 0, 0, 0, 10, 8, 0, 0],
@@ -509,7 +509,7 @@ def seeds_emit_matmul():
 
 
 def seeds_emit_depthwise():
-    """fuzz/emit_depthwise.cpp: C, H, W, kh, kw, four pads, input zero point, bias flag, output scale exponent, data
+    """emit_diff family 2 (depthwise): C, H, W, kh, kw, four pads, input zero point, bias flag, output scale exponent, data
     seed. 3x3 pad 1, asymmetric pads, a 1x1, wide pads on a tiny image, C not a multiple of 16."""
     cases = {
         "k3_pad1": [15, 7, 7, 2, 2, 1, 1, 1, 1, 0, 1, 4],
@@ -518,6 +518,16 @@ def seeds_emit_depthwise():
         "tiny_wide_pads": [0, 0, 1, 2, 2, 2, 2, 2, 2, 5, 1, 5],
     }
     return {name: bytes(v + [9, 8, 7]) for name, v in cases.items()}
+
+
+def seeds_emit_diff():
+    """fuzz/emit_diff.cpp: a family byte (0 elementwise, 1 matmul, 2 depthwise), then that family's input."""
+    seeds = {}
+    for prefix, family, gen in (("ew", 0, seeds_emit_elementwise), ("mm", 1, seeds_emit_matmul),
+                                ("dw", 2, seeds_emit_depthwise)):
+        for name, data in gen().items():
+            seeds[f"{prefix}_{name}"] = bytes([family]) + data
+    return seeds
 
 
 TARGETS = {
@@ -530,9 +540,7 @@ TARGETS = {
     "vnpu_asm": seeds_vnpu_asm,
     "vnpu_roundtrip": seeds_vnpu_roundtrip,
     "vnpu_sim": seeds_vnpu_sim,
-    "emit_elementwise": seeds_emit_elementwise,
-    "emit_matmul": seeds_emit_matmul,
-    "emit_depthwise": seeds_emit_depthwise,
+    "emit_diff": seeds_emit_diff,
 }
 
 
