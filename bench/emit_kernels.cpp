@@ -66,12 +66,14 @@ vnpu::sim::Machine machine(std::int64_t inputs, std::int64_t outputs) {
 
 void EwAdd(benchmark::State& state) {
     const std::int64_t n = state.range(0);
-    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(0.1f, 3), q8(0.07f, -2), q8(0.15f, 1), "bench").value();
+    const auto plan =
+        ops::plan_binary_quant<expr::BinOp::add>(q8(0.1f, 3), q8(0.07f, -2), q8(0.15f, 1), "bench").value();
     const double bound = std::max(3.0 * static_cast<double>(n) / 16, static_cast<double>(n) / 16);
     const std::int64_t padded = (n + 15) / 16 * 16;
     auto m = machine(2 * padded, padded);
     run_kernel(state, m, bound, [&](emit::Builder& b) {
-        return emit::lower_binary<expr::BinOp::add>(b, plan, {2, 0, n}, {2, static_cast<std::uint32_t>(padded), n}, {3, 0, n});
+        return emit::lower_binary<expr::BinOp::add>(b, plan, {2, 0, n}, {2, static_cast<std::uint32_t>(padded), n},
+                                                    {3, 0, n});
     });
 }
 BENCHMARK(EwAdd)->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 32)->Unit(benchmark::kMicrosecond);
@@ -93,7 +95,8 @@ void Matmul(benchmark::State& state) {
     const ops::TensorType types[2] = {
         {DType::i8, Shape{M, K}, q8(0.05f, 3)},
         {DType::i8, Shape{K, N},
-         numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 1, Shape{K, N}).value()}};
+         numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 1, Shape{K, N})
+             .value()}};
     const auto plan = ops::MatMul::plan(types, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}).value();
     std::vector<std::int8_t> w(static_cast<std::size_t>(K * N), 5);
     const double macs = static_cast<double>(M * K * N);
@@ -120,6 +123,10 @@ void Depthwise(benchmark::State& state) {
 }
 BENCHMARK(Depthwise)->Args({112, 32})->Args({56, 144})->Unit(benchmark::kMicrosecond);
 
-BENCHMARK(Matmul)->Args({1, 1024, 1000})->Args({56 * 56, 64, 64})->Args({28 * 28, 128, 128})->Unit(benchmark::kMicrosecond);
+BENCHMARK(Matmul)
+    ->Args({1, 1024, 1000})
+    ->Args({56 * 56, 64, 64})
+    ->Args({28 * 28, 128, 128})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

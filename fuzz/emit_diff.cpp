@@ -38,7 +38,6 @@ void check(bool ok, const char* what) {
 }
 using namespace janus;
 
-
 struct Input {
     const std::uint8_t* data;
     std::size_t size;
@@ -69,8 +68,9 @@ void verify(std::int64_t n, const std::vector<std::vector<std::int8_t>>& ins, co
 template <class Op, expr::BinOp Kind>
 void binary(std::int64_t n, const numeric::QuantParams (&q)[3], std::int64_t tile, const std::vector<std::int8_t>& a,
             const std::vector<std::int8_t>& c) {
-    const auto host = ops::call<Op>({Tensor::from<std::int8_t>(Shape{n}, a, q[0]), Tensor::from<std::int8_t>(Shape{n}, c, q[1])},
-                                    {}, ops::TensorType{DType::i8, Shape{n}, q[2]});
+    const auto host =
+        ops::call<Op>({Tensor::from<std::int8_t>(Shape{n}, a, q[0]), Tensor::from<std::int8_t>(Shape{n}, c, q[1])}, {},
+                      ops::TensorType{DType::i8, Shape{n}, q[2]});
     if (!host.ok()) return;  // parameters the host refuses (a ratio no multiplier holds) are not the lowering's
     const auto plan = ops::plan_binary_quant<Kind>(q[0], q[1], q[2], "fuzz");
     check(plan.ok(), "plan");
@@ -81,7 +81,8 @@ void binary(std::int64_t n, const numeric::QuantParams (&q)[3], std::int64_t til
 
 template <class Op>
 void unary(std::int64_t n, const numeric::QuantParams (&q)[3], std::int64_t tile, const std::vector<std::int8_t>& a) {
-    const auto host = ops::call<Op>({Tensor::from<std::int8_t>(Shape{n}, a, q[0])}, typename Op::Attrs{}, ops::TensorType{DType::i8, Shape{n}, q[2]});
+    const auto host = ops::call<Op>({Tensor::from<std::int8_t>(Shape{n}, a, q[0])}, typename Op::Attrs{},
+                                    ops::TensorType{DType::i8, Shape{n}, q[2]});
     if (!host.ok()) return;
     const auto table = Op::table(q[0], q[2], typename Op::Attrs{});
     verify(n, {a}, host->template to_vector<std::int8_t>(), [&](emit::Builder& b, std::uint32_t) {
@@ -94,7 +95,8 @@ int run_elementwise(const std::uint8_t* data, std::size_t size) {
     const std::int64_t n = 1 + ((in.at(1) | in.at(2) << 8) % 4096);
     numeric::QuantParams q[3];
     for (int k = 0; k < 3; ++k) {
-        const float scale = std::ldexp(1.0f + static_cast<float>(in.at(3 + 2 * k) & 15) / 16.0f, (in.at(3 + 2 * k) >> 4) - 10);
+        const float scale =
+            std::ldexp(1.0f + static_cast<float>(in.at(3 + 2 * k) & 15) / 16.0f, (in.at(3 + 2 * k) >> 4) - 10);
         auto p = numeric::make_quant(DType::i8, scale, static_cast<std::int8_t>(in.at(4 + 2 * k)));
         if (!p.ok()) return 0;
         q[k] = *p;
@@ -106,18 +108,42 @@ int run_elementwise(const std::uint8_t* data, std::size_t size) {
     for (auto& v : a) v = static_cast<std::int8_t>((x = x * 1103515245u + 12345u) >> 24);
     for (auto& v : c) v = static_cast<std::int8_t>((x = x * 1103515245u + 12345u) >> 24);
     switch (op) {
-        case 0: binary<ops::Add, expr::BinOp::add>(n, q, tile, a, c); break;
-        case 1: binary<ops::Sub, expr::BinOp::sub>(n, q, tile, a, c); break;
-        case 2: binary<ops::Mul, expr::BinOp::mul>(n, q, tile, a, c); break;
-        case 3: binary<ops::Min, expr::BinOp::min>(n, q, tile, a, c); break;
-        case 4: binary<ops::Max, expr::BinOp::max>(n, q, tile, a, c); break;
-        case 5: unary<ops::Relu>(n, q, tile, a); break;
-        case 6: unary<ops::Sigmoid>(n, q, tile, a); break;
-        case 7: unary<ops::Tanh>(n, q, tile, a); break;
-        case 8: unary<ops::Abs>(n, q, tile, a); break;
-        case 9: unary<ops::Neg>(n, q, tile, a); break;
-        case 10: unary<ops::HardSwish>(n, q, tile, a); break;
-        default: unary<ops::Gelu>(n, q, tile, a); break;
+        case 0:
+            binary<ops::Add, expr::BinOp::add>(n, q, tile, a, c);
+            break;
+        case 1:
+            binary<ops::Sub, expr::BinOp::sub>(n, q, tile, a, c);
+            break;
+        case 2:
+            binary<ops::Mul, expr::BinOp::mul>(n, q, tile, a, c);
+            break;
+        case 3:
+            binary<ops::Min, expr::BinOp::min>(n, q, tile, a, c);
+            break;
+        case 4:
+            binary<ops::Max, expr::BinOp::max>(n, q, tile, a, c);
+            break;
+        case 5:
+            unary<ops::Relu>(n, q, tile, a);
+            break;
+        case 6:
+            unary<ops::Sigmoid>(n, q, tile, a);
+            break;
+        case 7:
+            unary<ops::Tanh>(n, q, tile, a);
+            break;
+        case 8:
+            unary<ops::Abs>(n, q, tile, a);
+            break;
+        case 9:
+            unary<ops::Neg>(n, q, tile, a);
+            break;
+        case 10:
+            unary<ops::HardSwish>(n, q, tile, a);
+            break;
+        default:
+            unary<ops::Gelu>(n, q, tile, a);
+            break;
     }
     return 0;
 }
@@ -133,17 +159,20 @@ int run_matmul(const std::uint8_t* data, std::size_t size) {
     std::vector<std::int8_t> a(static_cast<std::size_t>(M * K)), w(static_cast<std::size_t>(K * N));
     for (auto& v : a) v = next();
     for (auto& v : w) v = next();
-    const auto qa = numeric::make_quant(DType::i8, std::ldexp(1.0f, (at(5) % 12) - 10), static_cast<std::int8_t>(at(3)));
+    const auto qa =
+        numeric::make_quant(DType::i8, std::ldexp(1.0f, (at(5) % 12) - 10), static_cast<std::int8_t>(at(3)));
     std::vector<float> scales(static_cast<std::size_t>(N));
-    for (std::size_t i = 0; i < scales.size(); ++i) scales[i] = std::ldexp(1.0f + static_cast<float>((i * 7 + at(4)) % 16) / 16, -6);
-    const auto qb = at(4) % 2 ? numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 1, Shape{K, N})
+    for (std::size_t i = 0; i < scales.size(); ++i)
+        scales[i] = std::ldexp(1.0f + static_cast<float>((i * 7 + at(4)) % 16) / 16, -6);
+    const auto qb = at(4) % 2 ? numeric::make_quant_per_axis(
+                                    DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 1, Shape{K, N})
                               : numeric::make_quant(DType::i8, scales[0], 0);
     const auto qy = numeric::make_quant(DType::i8, std::ldexp(1.0f, (at(6) % 16) - 8), 0);
     if (!qa.ok() || !qb.ok() || !qy.ok()) return 0;
     const ops::TensorType types[2] = {{DType::i8, Shape{M, K}, *qa}, {DType::i8, Shape{K, N}, *qb}};
     const ops::TensorType out{DType::i8, Shape{M, N}, *qy};
-    const auto host = ops::call<ops::MatMul>({Tensor::from<std::int8_t>(Shape{M, K}, a, *qa), Tensor::from<std::int8_t>(Shape{K, N}, w, *qb)},
-                                             {}, out);
+    const auto host = ops::call<ops::MatMul>(
+        {Tensor::from<std::int8_t>(Shape{M, K}, a, *qa), Tensor::from<std::int8_t>(Shape{K, N}, w, *qb)}, {}, out);
     if (!host.ok()) return 0;  // a problem the host refuses (no multiplier for the ratio) is not the lowering's
     const auto plan = ops::MatMul::plan(types, out);
     check(plan.ok(), "plan");
@@ -156,14 +185,16 @@ int run_matmul(const std::uint8_t* data, std::size_t size) {
     m.dram[0] = p->weights;
     m.dram[2].assign(static_cast<std::size_t>(M * Kp), 0x77);
     for (std::int64_t r = 0; r < M; ++r)
-        std::memcpy(&m.dram[2][static_cast<std::size_t>(r * Kp)], &a[static_cast<std::size_t>(r * K)], static_cast<std::size_t>(K));
+        std::memcpy(&m.dram[2][static_cast<std::size_t>(r * Kp)], &a[static_cast<std::size_t>(r * K)],
+                    static_cast<std::size_t>(K));
     m.dram[3].resize(static_cast<std::size_t>(M * Np));
     const auto r = vnpu::sim::run(p->code, m);
     check(!r.fault, "no fault");
     check(r.races.empty(), "no race");
     const auto want = host->to_vector<std::int8_t>();
     for (std::int64_t i = 0; i < M; ++i)
-        check(std::memcmp(&m.dram[3][static_cast<std::size_t>(i * Np)], &want[static_cast<std::size_t>(i * N)], static_cast<std::size_t>(N)) == 0,
+        check(std::memcmp(&m.dram[3][static_cast<std::size_t>(i * Np)], &want[static_cast<std::size_t>(i * N)],
+                          static_cast<std::size_t>(N)) == 0,
               "bit-exact against the host kernel");
     return 0;
 }
@@ -171,7 +202,8 @@ int run_matmul(const std::uint8_t* data, std::size_t size) {
 int run_depthwise(const std::uint8_t* data, std::size_t size) {
     using namespace janus;
     const auto at = [&](std::size_t i) -> std::uint8_t { return i < size ? data[i] : 0; };
-    const std::int64_t C = at(0) % 48 + 1, H = at(1) % 12 + 1, W = at(2) % 20 + 1, kh = at(3) % 5 + 1, kw = at(4) % 5 + 1;
+    const std::int64_t C = at(0) % 48 + 1, H = at(1) % 12 + 1, W = at(2) % 20 + 1, kh = at(3) % 5 + 1,
+                       kw = at(4) % 5 + 1;
     const std::array<std::int64_t, 4> pads = {at(5) % kh, at(6) % kw, at(7) % kh, at(8) % kw};
     const std::int64_t Ho = H + pads[0] + pads[2] - kh + 1, Wo = W + pads[1] + pads[3] - kw + 1;
     if (Ho < 1 || Wo < 1) return 0;
@@ -188,10 +220,12 @@ int run_depthwise(const std::uint8_t* data, std::size_t size) {
     std::vector<float> sw(static_cast<std::size_t>(C));
     for (std::size_t c = 0; c < sw.size(); ++c) sw[c] = std::ldexp(1.0f + static_cast<float>(c % 8) / 8, -6);
     const auto qx = numeric::make_quant(DType::i8, 0.03f, static_cast<std::int8_t>(at(9)));
-    const auto qw = numeric::make_quant_per_axis(DType::i8, sw, std::vector<std::int32_t>(sw.size(), 0), 0, Shape{C, 1, kh, kw});
+    const auto qw =
+        numeric::make_quant_per_axis(DType::i8, sw, std::vector<std::int32_t>(sw.size(), 0), 0, Shape{C, 1, kh, kw});
     const auto qy = numeric::make_quant(DType::i8, std::ldexp(1.0f, at(11) % 10 - 6), 1);
     if (!qx.ok() || !qw.ok() || !qy.ok()) return 0;
-    std::vector<Tensor> ins{Tensor::from<std::int8_t>(Shape{1, C, H, W}, img, *qx), Tensor::from<std::int8_t>(Shape{C, 1, kh, kw}, w, *qw)};
+    std::vector<Tensor> ins{Tensor::from<std::int8_t>(Shape{1, C, H, W}, img, *qx),
+                            Tensor::from<std::int8_t>(Shape{C, 1, kh, kw}, w, *qw)};
     if (!bias.empty()) ins.push_back(Tensor::from<std::int32_t>(Shape{C}, bias));
     ops::Conv::Attrs attrs;
     attrs.group = C;
@@ -211,7 +245,8 @@ int run_depthwise(const std::uint8_t* data, std::size_t size) {
     m.dram[2].assign(static_cast<std::size_t>(H * W * Cp), 0x44);
     for (std::int64_t c = 0; c < C; ++c)
         for (std::int64_t i = 0; i < H * W; ++i)
-            m.dram[2][static_cast<std::size_t>(i * Cp + c)] = static_cast<std::uint8_t>(img[static_cast<std::size_t>(c * H * W + i)]);
+            m.dram[2][static_cast<std::size_t>(i * Cp + c)] =
+                static_cast<std::uint8_t>(img[static_cast<std::size_t>(c * H * W + i)]);
     m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cp));
     const auto r = vnpu::sim::run(p->code, m);
     check(!r.fault, "no fault");
@@ -219,7 +254,8 @@ int run_depthwise(const std::uint8_t* data, std::size_t size) {
     const auto want = host->to_vector<std::int8_t>();
     for (std::int64_t c = 0; c < C; ++c)
         for (std::int64_t i = 0; i < Ho * Wo; ++i)
-            check(static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * Cp + c)]) == want[static_cast<std::size_t>(c * Ho * Wo + i)],
+            check(static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * Cp + c)]) ==
+                      want[static_cast<std::size_t>(c * Ho * Wo + i)],
                   "bit-exact against the host kernel");
     return 0;
 }
@@ -229,8 +265,11 @@ int run_depthwise(const std::uint8_t* data, std::size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     switch (data[0] % 3) {
-        case 0: return run_elementwise(data + 1, size - 1);
-        case 1: return run_matmul(data + 1, size - 1);
-        default: return run_depthwise(data + 1, size - 1);
+        case 0:
+            return run_elementwise(data + 1, size - 1);
+        case 1:
+            return run_matmul(data + 1, size - 1);
+        default:
+            return run_depthwise(data + 1, size - 1);
     }
 }

@@ -26,8 +26,9 @@ int main() {
     for (auto& v : b) v = static_cast<std::int8_t>((x = x * 1103515245u + 12345u) >> 24);
 
     // Host reference: the op definitions' kernels.
-    const auto sum = ops::call<ops::Add>({Tensor::from<std::int8_t>(Shape{n}, a, qa), Tensor::from<std::int8_t>(Shape{n}, b, qb)},
-                                         {}, ops::TensorType{DType::i8, Shape{n}, qs});
+    const auto sum =
+        ops::call<ops::Add>({Tensor::from<std::int8_t>(Shape{n}, a, qa), Tensor::from<std::int8_t>(Shape{n}, b, qb)},
+                            {}, ops::TensorType{DType::i8, Shape{n}, qs});
     const auto host = sum ? ops::call<ops::Sigmoid>({*sum}, {}, ops::TensorType{DType::i8, Shape{n}, qo}) : sum;
     if (!host) {
         std::printf("%s\n", host.error().message().c_str());
@@ -62,6 +63,7 @@ int main() {
     if (report.fault || !report.races.empty()) return 1;
     const auto want = host->to_vector<std::int8_t>();
     const bool same = std::memcmp(m.dram[3].data(), want.data(), want.size()) == 0;
-    std::printf("NPU output %s the host reference (%lld bytes)\n", same ? "equals" : "DIFFERS FROM", static_cast<long long>(n));
+    std::printf("NPU output %s the host reference (%lld bytes)\n", same ? "equals" : "DIFFERS FROM",
+                static_cast<long long>(n));
     return same ? 0 : 1;
 }

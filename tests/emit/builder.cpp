@@ -130,24 +130,27 @@ TEST_CASE("emit checks each instruction at once: unknown mnemonic, operand count
 TEST_CASE("loops: body length filled in, nesting 2, body 1..1024, count 1..16384; count 0 emits nothing") {
     Builder b("k");
     REQUIRE(b.loop(3, "outer", [&]() -> Status {
-                  JANUS_CHECK(b.emit("nop", {}));
-                  return b.loop(4, "inner", [&] { return b.emit("nop", {}); });
-              }).ok());
+                 JANUS_CHECK(b.emit("nop", {}));
+                 return b.loop(4, "inner", [&] { return b.emit("nop", {}); });
+             }).ok());
     REQUIRE(b.loop(0, "empty", [&] { return b.emit("nop", {}); }).ok());
     const auto p = b.finish();
     REQUIRE(p.ok());
     const auto text = vnpu::disassemble(words(p->code));
     CHECK(*text == "loop 3, 3\nnop\nloop 4, 1\nnop\nhalt\n");
     Builder c("k");
-    CHECK_RULE(c.loop(2, "a", [&] { return c.loop(2, "b", [&] { return c.loop(2, "c", [&] { return c.emit("nop", {}); }); }); }),
-               "loop-depth");
+    CHECK_RULE(
+        c.loop(2, "a",
+               [&] { return c.loop(2, "b", [&] { return c.loop(2, "c", [&] { return c.emit("nop", {}); }); }); }),
+        "loop-depth");
     Builder d("k");
     CHECK_RULE(d.loop(2, "a", [&] { return ok_status(); }), "loop-body");
     Builder e("k");
-    CHECK_RULE(e.loop(2, "a", [&]() -> Status {
-                   for (int i = 0; i < 1025; ++i) JANUS_CHECK(e.emit("nop", {}));
-                   return ok_status();
-               }),
+    CHECK_RULE(e.loop(2, "a",
+                      [&]() -> Status {
+                          for (int i = 0; i < 1025; ++i) JANUS_CHECK(e.emit("nop", {}));
+                          return ok_status();
+                      }),
                "loop-body");
     Builder f("k");
     CHECK_RULE(f.loop(16385, "a", [&] { return f.emit("nop", {}); }), "loop-count");
@@ -206,8 +209,10 @@ TEST_CASE("seed C7: a failed or thrown lowering leaves no instruction, constant,
         const auto before = words(b.code());
         const auto weights_before = std::vector<std::uint8_t>(b.weights().begin(), b.weights().end());
         Reg leaked;
-        if (throwing) CHECK_THROWS_AS((void)failing_lowering(b, true, &leaked), std::runtime_error);
-        else CHECK_RULE(failing_lowering(b, false, nullptr), "field-alignment");
+        if (throwing)
+            CHECK_THROWS_AS((void)failing_lowering(b, true, &leaked), std::runtime_error);
+        else
+            CHECK_RULE(failing_lowering(b, false, nullptr), "field-alignment");
         CHECK(words(b.code()) == before);
         CHECK(std::vector<std::uint8_t>(b.weights().begin(), b.weights().end()) == weights_before);
         CHECK(b.holders().empty());

@@ -49,9 +49,10 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     std::vector<float> sw(static_cast<std::size_t>(C));
     for (auto& v : sw) v = scale(rng);
     const auto qx = numeric::make_quant(DType::i8, 0.04f, k.zp_x).value();
-    const auto qw = numeric::make_quant_per_axis(DType::i8, sw, std::vector<std::int32_t>(static_cast<std::size_t>(C), 0), 0,
-                                                 Shape{C, 1, k.kh, k.kw})
-                        .value();
+    const auto qw =
+        numeric::make_quant_per_axis(DType::i8, sw, std::vector<std::int32_t>(static_cast<std::size_t>(C), 0), 0,
+                                     Shape{C, 1, k.kh, k.kw})
+            .value();
     const float sy = 0.04f * 0.03f * 74.0f * 74.0f * std::sqrt(static_cast<float>(k.kh * k.kw)) * 3.0f / 127.0f;
     const auto qy = numeric::make_quant(DType::i8, sy, -6).value();
     const Tensor tx = Tensor::from<std::int8_t>(Shape{1, C, H, W}, x, qx);
@@ -79,13 +80,15 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     m.dram[2].assign(static_cast<std::size_t>(H * W * Cp), 0x33);  // padding channels hold anything
     for (std::int64_t c = 0; c < C; ++c)
         for (std::int64_t i = 0; i < H * W; ++i)
-            m.dram[2][static_cast<std::size_t>(i * Cp + c)] = static_cast<std::uint8_t>(x[static_cast<std::size_t>(c * H * W + i)]);
+            m.dram[2][static_cast<std::size_t>(i * Cp + c)] =
+                static_cast<std::uint8_t>(x[static_cast<std::size_t>(c * H * W + i)]);
     m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cp));
     const auto r = et::run_clean(b, m);
     std::vector<std::int8_t> got(want.size());
     for (std::int64_t c = 0; c < C; ++c)
         for (std::int64_t i = 0; i < Ho * Wo; ++i)
-            got[static_cast<std::size_t>(c * Ho * Wo + i)] = static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * Cp + c)]);
+            got[static_cast<std::size_t>(c * Ho * Wo + i)] =
+                static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * Cp + c)]);
     CHECK(got == want);
     int saturated = 0;
     for (auto v : want) saturated += (v == -128 || v == 127);
@@ -97,10 +100,10 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
 
 TEST_CASE("depthwise conv on VEC accumulation: kernels, pads, odd channel counts, zero points, bias") {
     check({16, 8, 8, 3, 3, {1, 1, 1, 1}, 0, true}, 1);
-    check({13, 7, 9, 3, 3, {1, 0, 2, 1}, -128, true}, 2);   // asymmetric pads, C padded to 16
+    check({13, 7, 9, 3, 3, {1, 0, 2, 1}, -128, true}, 2);  // asymmetric pads, C padded to 16
     check({32, 6, 5, 5, 3, {2, 1, 2, 1}, 127, false}, 3);
-    check({40, 4, 4, 1, 1, {0, 0, 0, 0}, 9, true}, 4);      // 1x1, C = 40 (pitch 48)
-    check({16, 2, 3, 3, 3, {2, 2, 2, 2}, -3, true}, 5);     // pads wider than the image: whole zero-point rows
+    check({40, 4, 4, 1, 1, {0, 0, 0, 0}, 9, true}, 4);   // 1x1, C = 40 (pitch 48)
+    check({16, 2, 3, 3, 3, {2, 2, 2, 2}, -3, true}, 5);  // pads wider than the image: whole zero-point rows
 }
 
 TEST_CASE("depthwise at MobileNet size 112x112x32, 3x3, pad 1") {
@@ -123,7 +126,8 @@ TEST_CASE("depthwise refusals name the rule and leave nothing in the builder") {
     bad.zp_w[4] = 2;
     CHECK_RULE(lower_depthwise(b, bad, X, w, 3, 3, {1, 1, 1, 1}, {}, Y), "lower-depthwise-zero-point");
     CHECK_RULE(lower_depthwise(b, plan, X, w, 3, 3, {1, 1, 1, 0}, {}, Y), "lower-depthwise-layout");  // Y's width
-    CHECK_RULE(lower_depthwise(b, plan, DramImage{2, 0, 8, 8, 16, 8}, w, 3, 3, {1, 1, 1, 1}, {}, Y), "lower-depthwise-layout");
+    CHECK_RULE(lower_depthwise(b, plan, DramImage{2, 0, 8, 8, 16, 8}, w, 3, 3, {1, 1, 1, 1}, {}, Y),
+               "lower-depthwise-layout");
     const DramImage Xw{2, 0, 8, 600, 16, 16}, Yw{3, 0, 8, 600, 16, 16};  // an output row of 9600 B: ACC too small
     CHECK_RULE(lower_depthwise(b, plan, Xw, w, 3, 3, {1, 1, 1, 1}, {}, Yw), "lower-depthwise-budget");
     CHECK(b.size() == 1);

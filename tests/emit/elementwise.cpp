@@ -31,7 +31,8 @@ std::vector<std::int8_t> random_bytes(std::int64_t n, std::mt19937& rng) {
 }
 
 void put(std::vector<std::uint8_t>& region, const DramTensor& t, const std::vector<std::int8_t>& v) {
-    if (region.size() < t.offset + static_cast<std::size_t>(t.padded())) region.resize(t.offset + static_cast<std::size_t>(t.padded()));
+    if (region.size() < t.offset + static_cast<std::size_t>(t.padded()))
+        region.resize(t.offset + static_cast<std::size_t>(t.padded()));
     std::memcpy(region.data() + t.offset, v.data(), v.size());
 }
 
@@ -61,8 +62,8 @@ void check_binary(std::int64_t n, numeric::QuantParams qa, numeric::QuantParams 
     } else {  // the host kernel of another rounding: the op's own expression, evaluated by the map primitive
         Tensor y = Tensor::zeros(DType::i8, Shape{n}, qo);
         const Tensor ins[2] = {ta, tc};
-        REQUIRE(ops::run_map(ops::binary_quant_expr<Kind, R, std::int8_t, std::int8_t>(*plan), std::span<const Tensor>(ins),
-                             y, ops::MapOptions{}, "test")
+        REQUIRE(ops::run_map(ops::binary_quant_expr<Kind, R, std::int8_t, std::int8_t>(*plan),
+                             std::span<const Tensor>(ins), y, ops::MapOptions{}, "test")
                     .ok());
         want = y.to_vector<std::int8_t>();
     }
@@ -83,7 +84,8 @@ void binary_matrix(std::uint32_t seed) {
     std::uniform_real_distribution<float> scale(0.005f, 4.0f);
     std::uniform_int_distribution<int> zp(-128, 127);
     for (const std::int64_t n : {1, 7, 13, 16, 1000, 4099}) {
-        check_binary<Op, Kind>(n, q8(scale(rng), zp(rng)), q8(scale(rng), zp(rng)), q8(scale(rng), zp(rng)), seed + static_cast<std::uint32_t>(n));
+        check_binary<Op, Kind>(n, q8(scale(rng), zp(rng)), q8(scale(rng), zp(rng)), q8(scale(rng), zp(rng)),
+                               seed + static_cast<std::uint32_t>(n));
     }
     // zero points at the ends of int8, extreme scale ratios
     check_binary<Op, Kind>(333, q8(0.001f, -128), q8(0.5f, 127), q8(0.2f, -128), seed + 1);
@@ -107,7 +109,8 @@ TEST_CASE("the parameter block's rounding: Add and Mul with round_single and rou
     check_binary<ops::Add, expr::BinOp::add, numeric::round_single>(999, q8(0.1f, 1), q8(0.3f, -7), q8(0.07f, 2), 7);
     check_binary<ops::Add, expr::BinOp::add, numeric::round_half_even>(999, q8(0.1f, 1), q8(0.3f, -7), q8(0.07f, 2), 8);
     check_binary<ops::Mul, expr::BinOp::mul, numeric::round_single>(999, q8(0.1f, 1), q8(0.3f, -7), q8(0.07f, 2), 9);
-    check_binary<ops::Mul, expr::BinOp::mul, numeric::round_half_even>(999, q8(0.1f, 1), q8(0.3f, -7), q8(0.07f, 2), 10);
+    check_binary<ops::Mul, expr::BinOp::mul, numeric::round_half_even>(999, q8(0.1f, 1), q8(0.3f, -7), q8(0.07f, 2),
+                                                                       10);
 }
 
 namespace {
@@ -163,8 +166,9 @@ TEST_CASE("two kernels chained in one program: Add then Sigmoid on its output, n
     std::mt19937 rng(77);
     const auto a = random_bytes(n, rng), c = random_bytes(n, rng);
     const auto qa = q8(0.1f, 5), qb = q8(0.05f, -5), qs = q8(0.12f, 1), qo = q8(1.0f / 256, -128);
-    const auto sum = ops::call<ops::Add>({Tensor::from<std::int8_t>(Shape{n}, a, qa), Tensor::from<std::int8_t>(Shape{n}, c, qb)},
-                                         {}, ops::TensorType{DType::i8, Shape{n}, qs});
+    const auto sum =
+        ops::call<ops::Add>({Tensor::from<std::int8_t>(Shape{n}, a, qa), Tensor::from<std::int8_t>(Shape{n}, c, qb)},
+                            {}, ops::TensorType{DType::i8, Shape{n}, qs});
     REQUIRE(sum.ok());
     const auto want = ops::call<ops::Sigmoid>({*sum}, {}, ops::TensorType{DType::i8, Shape{n}, qo});
     REQUIRE(want.ok());
@@ -200,15 +204,17 @@ TEST_CASE("refusals are clean and transactional: broadcast, a non-int8 table, no
     Builder b("k");
     REQUIRE(b.emit("nop", {}).ok());
     const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(0.1f, 0), q8(0.1f, 0), q8(0.1f, 0), "t").value();
-    CHECK_RULE(lower_binary<expr::BinOp::add>(b, plan, DramTensor{2, 0, 16}, DramTensor{2, 16, 1}, DramTensor{3, 0, 16}),
-               "lower-broadcast");
+    CHECK_RULE(
+        lower_binary<expr::BinOp::add>(b, plan, DramTensor{2, 0, 16}, DramTensor{2, 16, 1}, DramTensor{3, 0, 16}),
+        "lower-broadcast");
     expr::Table256 u8;
     u8.out = DType::u8;
     CHECK_RULE(lower_lut(b, u8, DramTensor{2, 0, 16}, DramTensor{3, 0, 16}), "lower-lut-type");
     auto hog = b.alloc(Mem::lmem, 256 * 1024 - 64, "hog");
     REQUIRE(hog.ok());
-    CHECK_RULE(lower_binary<expr::BinOp::add>(b, plan, DramTensor{2, 0, 16}, DramTensor{2, 16, 16}, DramTensor{3, 0, 16}),
-               "lmem-budget");
+    CHECK_RULE(
+        lower_binary<expr::BinOp::add>(b, plan, DramTensor{2, 0, 16}, DramTensor{2, 16, 16}, DramTensor{3, 0, 16}),
+        "lmem-budget");
     CHECK(b.size() == 1);  // only the nop: the failed kernels left nothing
     CHECK(b.weights().empty());
     CHECK(b.holders() == "LMEM +0 262080 B 'hog'\n");

@@ -33,8 +33,14 @@ Problem make_problem(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> byte(-128, 127);
     std::uniform_real_distribution<float> scale(0.002f, 0.05f);
-    Problem p{M, K, N, std::vector<std::int8_t>(static_cast<std::size_t>(M * K)),
-              std::vector<std::int8_t>(static_cast<std::size_t>(K * N)), {}, {}, {}};
+    Problem p{M,
+              K,
+              N,
+              std::vector<std::int8_t>(static_cast<std::size_t>(M * K)),
+              std::vector<std::int8_t>(static_cast<std::size_t>(K * N)),
+              {},
+              {},
+              {}};
     for (auto& x : p.a) x = static_cast<std::int8_t>(byte(rng));
     for (auto& x : p.w) x = static_cast<std::int8_t>(byte(rng));
     p.ta = {DType::i8, Shape{M, K}, numeric::make_quant(DType::i8, 0.05f, zp_a).value()};
@@ -65,7 +71,8 @@ std::vector<std::int8_t> host(const Problem& p) {
 /// Emit, run, return Y (M x N) and the report.
 std::vector<std::int8_t> npu(const Problem& p, const MatmulOptions& opt, vnpu::sim::Report* report = nullptr,
                              std::vector<std::string>* log = nullptr) {
-    const std::int64_t pa = emit::detail::round16(p.K) + 16, py = emit::detail::round16(p.N);  // A's pitch wider than needed
+    const std::int64_t pa = emit::detail::round16(p.K) + 16,
+                       py = emit::detail::round16(p.N);  // A's pitch wider than needed
     const ops::TensorType types[2] = {p.ta, p.tb};
     const auto plan = ops::MatMul::plan(types, p.ty);
     REQUIRE(plan.ok());
@@ -77,13 +84,15 @@ std::vector<std::int8_t> npu(const Problem& p, const MatmulOptions& opt, vnpu::s
     vnpu::sim::Machine m;
     m.dram[2].assign(static_cast<std::size_t>(p.M * pa), 0x5a);  // padding bytes are arbitrary
     for (std::int64_t r = 0; r < p.M; ++r)
-        std::memcpy(&m.dram[2][static_cast<std::size_t>(r * pa)], &p.a[static_cast<std::size_t>(r * p.K)], static_cast<std::size_t>(p.K));
+        std::memcpy(&m.dram[2][static_cast<std::size_t>(r * pa)], &p.a[static_cast<std::size_t>(r * p.K)],
+                    static_cast<std::size_t>(p.K));
     m.dram[3].resize(static_cast<std::size_t>(p.M * py));
     const auto r = et::run_clean(b, m);
     if (report) *report = r;
     std::vector<std::int8_t> y(static_cast<std::size_t>(p.M * p.N));
     for (std::int64_t i = 0; i < p.M; ++i)
-        std::memcpy(&y[static_cast<std::size_t>(i * p.N)], &m.dram[3][static_cast<std::size_t>(i * py)], static_cast<std::size_t>(p.N));
+        std::memcpy(&y[static_cast<std::size_t>(i * p.N)], &m.dram[3][static_cast<std::size_t>(i * py)],
+                    static_cast<std::size_t>(p.N));
     return y;
 }
 
@@ -118,8 +127,8 @@ TEST_CASE("MatMul on the MAC array: odd shapes, per-tensor and per-column scales
 TEST_CASE("MatMul tiling: forced M and N tiles (partial last tiles, B double buffered) and the real budgets") {
     check(37, 50, 70, 11, true, 6, MatmulOptions{16, 5});
     check(64, 64, 48, -3, false, 7, MatmulOptions{16, 0});
-    check(200, 300, 130, 0, true, 8);   // ACC limits the M tile
-    check(3, 2000, 200, 9, true, 9);    // Kp x N of B exceeds LMEM: several N tiles
+    check(200, 300, 130, 0, true, 8);  // ACC limits the M tile
+    check(3, 2000, 200, 9, true, 9);   // Kp x N of B exceeds LMEM: several N tiles
 }
 
 TEST_CASE("MatMul at MobileNet sizes: FC 1024 -> 1000 and the 1x1 conv 56x56x64 -> 64 as a matmul") {
@@ -148,11 +157,12 @@ TEST_CASE("Gemm with C as a per-column int32 bias: the bias enters the rq table,
         std::vector<float> cs(static_cast<std::size_t>(N));
         for (std::int64_t n = 0; n < N; ++n) {
             c[static_cast<std::size_t>(n)] = static_cast<std::int32_t>((n * 7919) % 40001) - 20000;
-            cs[static_cast<std::size_t>(n)] = static_cast<float>(static_cast<double>(p.ta.quant->scale(0)) *
-                                                                 static_cast<double>(p.tb.quant->scale(static_cast<std::size_t>(n))));
+            cs[static_cast<std::size_t>(n)] =
+                static_cast<float>(static_cast<double>(p.ta.quant->scale(0)) *
+                                   static_cast<double>(p.tb.quant->scale(static_cast<std::size_t>(n))));
         }
-        const auto qc = numeric::make_quant_per_axis(DType::i32, cs, std::vector<std::int32_t>(static_cast<std::size_t>(N), 0), 0,
-                                                     Shape{N});
+        const auto qc = numeric::make_quant_per_axis(
+            DType::i32, cs, std::vector<std::int32_t>(static_cast<std::size_t>(N), 0), 0, Shape{N});
         REQUIRE(qc.ok());
         const Tensor a = Tensor::from<std::int8_t>(p.ta.shape, p.a, *p.ta.quant);
         const Tensor b = Tensor::from<std::int8_t>(p.tb.shape, p.w, *p.tb.quant);
@@ -164,17 +174,20 @@ TEST_CASE("Gemm with C as a per-column int32 bias: the bias enters the rq table,
         REQUIRE(plan.ok());
         Builder bld("gemm");
         const std::int64_t py = emit::detail::round16(N);
-        REQUIRE(lower_matmul(bld, *plan, DramMatrix{2, 0, M, K, 80}, p.w, K, N, DramMatrix{3, 0, M, N, py}, {}, c).ok());
+        REQUIRE(
+            lower_matmul(bld, *plan, DramMatrix{2, 0, M, K, 80}, p.w, K, N, DramMatrix{3, 0, M, N, py}, {}, c).ok());
         vnpu::sim::Machine m;
         m.dram[2].assign(static_cast<std::size_t>(M * 80), 0);
         for (std::int64_t r = 0; r < M; ++r)
-            std::memcpy(&m.dram[2][static_cast<std::size_t>(r * 80)], &p.a[static_cast<std::size_t>(r * K)], static_cast<std::size_t>(K));
+            std::memcpy(&m.dram[2][static_cast<std::size_t>(r * 80)], &p.a[static_cast<std::size_t>(r * K)],
+                        static_cast<std::size_t>(K));
         m.dram[3].resize(static_cast<std::size_t>(M * py));
         et::run_clean(bld, m);
         const auto w = want->to_vector<std::int8_t>();
         for (std::int64_t i = 0; i < M; ++i)
             for (std::int64_t n = 0; n < N; ++n)
-                CHECK(static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * py + n)]) == w[static_cast<std::size_t>(i * N + n)]);
+                CHECK(static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * py + n)]) ==
+                      w[static_cast<std::size_t>(i * N + n)]);
     }
 }
 

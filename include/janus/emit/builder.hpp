@@ -146,10 +146,10 @@ private:
 /// An instruction operand: a number, or a borrowed register (its index).
 struct Operand {
     std::int64_t value = 0;
-    Operand(std::int64_t v) : value(v) {}                             // NOLINT: implicit by design
-    Operand(int v) : value(v) {}                                      // NOLINT
-    Operand(std::uint32_t v) : value(v) {}                            // NOLINT
-    Operand(const Handle& r) : value(r.index()) {}                    // NOLINT
+    Operand(std::int64_t v) : value(v) {}           // NOLINT: implicit by design
+    Operand(int v) : value(v) {}                    // NOLINT
+    Operand(std::uint32_t v) : value(v) {}          // NOLINT
+    Operand(const Handle& r) : value(r.index()) {}  // NOLINT
 };
 
 /// The event actions of one instruction.
@@ -209,7 +209,9 @@ public:
                     held += " '" + b.slot.holder + "' " + std::to_string(b.bytes) + " B at " +
                             std::to_string(b.offset) + ";";
             return fail(make_error(name_, "alloc '" + holder + "'",
-                                   mem == Mem::acc ? "acc-budget" : mem == Mem::lut ? "lut-budget" : "lmem-budget",
+                                   mem == Mem::acc   ? "acc-budget"
+                                   : mem == Mem::lut ? "lut-budget"
+                                                     : "lmem-budget",
                                    "'" + holder + "' needs " + std::to_string(want) + " B of " + name + " (of " +
                                        std::to_string(size) + " B); the largest free block is " +
                                        std::to_string(largest) + " B; held:" + (held.empty() ? " nothing" : held)));
@@ -223,7 +225,8 @@ public:
                 id = k;
                 break;
             }
-        if (id == blocks_.size()) blocks_.push_back(blk);
+        if (id == blocks_.size())
+            blocks_.push_back(blk);
         else {
             blk.slot.gen = blocks_[id].slot.gen;
             blocks_[id] = blk;
@@ -265,7 +268,8 @@ public:
         vnpu::Instr in;
         in.info = vnpu::find_instruction(mnemonic);
         if (!in.info)
-            return fail(make_error(name_, where, "known-instruction", "'" + std::string(mnemonic) + "' is no vnpu instruction"));
+            return fail(make_error(name_, where, "known-instruction",
+                                   "'" + std::string(mnemonic) + "' is no vnpu instruction"));
         if (static_cast<int>(ops.size()) != in.info->n_fields)
             return fail(make_error(name_, where, "operand-count",
                                    std::string(mnemonic) + " takes " + std::to_string(in.info->n_fields) +
@@ -287,7 +291,8 @@ public:
         const std::string where = "loop '" + std::string(what) + "'";
         if (count == 0) return ok_status();
         if (count < 0 || count > 16384)
-            return fail(make_error(name_, where, "loop-count", "count " + std::to_string(count) + " is outside 1..16384"));
+            return fail(
+                make_error(name_, where, "loop-count", "count " + std::to_string(count) + " is outside 1..16384"));
         if (loop_depth_ >= 2)
             return fail(make_error(name_, where, "loop-depth", "a third nested hardware loop; the vnpu nests 2"));
         const std::size_t at = code_.size();
@@ -299,8 +304,9 @@ public:
         JANUS_CHECK(status());
         const std::size_t n = code_.size() - at - 1;
         if (n == 0 || n > 1024)
-            return fail(make_error(name_, where, "loop-body",
-                                   "the body has " + std::to_string(n) + " instructions; a hardware loop takes 1..1024"));
+            return fail(
+                make_error(name_, where, "loop-body",
+                           "the body has " + std::to_string(n) + " instructions; a hardware loop takes 1..1024"));
         code_[at].operands[1] = static_cast<std::int64_t>(n);
         return ok_status();
     }
@@ -344,8 +350,8 @@ public:
         bool done_ = false;
     };
     [[nodiscard]] Transaction transaction() {
-        return Transaction(this, {code_.size(), weights_.size(), constants_.size(), stamp_, loop_depth_,
-                                  failed_.has_value()});
+        return Transaction(
+            this, {code_.size(), weights_.size(), constants_.size(), stamp_, loop_depth_, failed_.has_value()});
     }
 
     /// Append halt and hand out the program. Rules: the builder's first error, open-loop, held-at-finish.
@@ -358,8 +364,7 @@ public:
             if (events_[i].held) held += " e" + std::to_string(i) + " ('" + events_[i].holder + "')";
         for (const auto& b : blocks_)
             if (b.slot.held) held += " buffer '" + b.slot.holder + "'";
-        if (!held.empty())
-            return make_error(name_, "finish", "held-at-finish", "still borrowed:" + held);
+        if (!held.empty()) return make_error(name_, "finish", "held-at-finish", "still borrowed:" + held);
         JANUS_CHECK(emit("halt", {}));
         return Program{name_, code_, weights_};
     }
@@ -373,8 +378,8 @@ public:
             if (events_[i].held) s += "e" + std::to_string(i) + " '" + events_[i].holder + "'\n";
         for (const auto& b : blocks_)
             if (b.slot.held)
-                s += std::string(mem_name(b.mem)) + " +" + std::to_string(b.offset) + " " +
-                     std::to_string(b.bytes) + " B '" + b.slot.holder + "'\n";
+                s += std::string(mem_name(b.mem)) + " +" + std::to_string(b.offset) + " " + std::to_string(b.bytes) +
+                     " B '" + b.slot.holder + "'\n";
         return s;
     }
 
@@ -420,7 +425,8 @@ private:
         }
         std::string held;
         for (int i = first; i < static_cast<int>(slots.size()); ++i)
-            held += std::string(" ") + prefix + std::to_string(i) + " '" + slots[static_cast<std::size_t>(i)].holder + "'";
+            held +=
+                std::string(" ") + prefix + std::to_string(i) + " '" + slots[static_cast<std::size_t>(i)].holder + "'";
         return fail(make_error(name_, "borrow '" + holder + "'", rule,
                                std::string("no free ") + what + " for '" + holder + "'; held by" + held));
     }

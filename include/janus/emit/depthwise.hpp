@@ -39,22 +39,24 @@ struct DramImage {
 
 /// pads: {top, left, bottom, right}. weights: ONNX order [C, 1, kh, kw]. bias: empty or C int32 values.
 template <numeric::RoundingMode R = numeric::default_rounding>
-Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x, std::span<const std::int8_t> weights,
-                       std::int64_t kh, std::int64_t kw, std::array<std::int64_t, 4> pads,
-                       std::span<const std::int32_t> bias, const DramImage& y) {
+Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
+                       std::span<const std::int8_t> weights, std::int64_t kh, std::int64_t kw,
+                       std::array<std::int64_t, 4> pads, std::span<const std::int32_t> bias, const DramImage& y) {
     const std::string what = b.name() + ": depthwise";
     const std::int64_t C = x.c, Cp = x.cpitch, pt = pads[0], pl = pads[1], pb = pads[2], pr = pads[3];
     const std::int64_t Ho = x.h + pt + pb - kh + 1, Wo = x.w + pl + pr - kw + 1, Wp = x.w + pl + pr;
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
-    if (kh < 1 || kw < 1 || pt < 0 || pl < 0 || pb < 0 || pr < 0 || C < 1 || Cp % 16 != 0 || Cp < C ||
-        y.cpitch != Cp || y.c != C || y.h != Ho || y.w != Wo || Ho < 1 || Wo < 1 || x.offset % 16 != 0 ||
-        y.offset % 16 != 0 || static_cast<std::int64_t>(weights.size()) != C * kh * kw ||
-        (!bias.empty() && static_cast<std::int64_t>(bias.size()) != C) || plan.multipliers.size() != static_cast<std::size_t>(C))
+    if (kh < 1 || kw < 1 || pt < 0 || pl < 0 || pb < 0 || pr < 0 || C < 1 || Cp % 16 != 0 || Cp < C || y.cpitch != Cp ||
+        y.c != C || y.h != Ho || y.w != Wo || Ho < 1 || Wo < 1 || x.offset % 16 != 0 || y.offset % 16 != 0 ||
+        static_cast<std::int64_t>(weights.size()) != C * kh * kw ||
+        (!bias.empty() && static_cast<std::int64_t>(bias.size()) != C) ||
+        plan.multipliers.size() != static_cast<std::size_t>(C))
         return refuse("lower-depthwise-layout",
                       "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
                           std::to_string(Cp) + "), kernel " + std::to_string(kh) + "x" + std::to_string(kw) + ", y " +
                           std::to_string(y.h) + "x" + std::to_string(y.w) + "x" + std::to_string(y.c) + " (pitch " +
-                          std::to_string(y.cpitch) + "): shapes must chain (stride 1) and pitches be equal multiples of 16 >= C");
+                          std::to_string(y.cpitch) +
+                          "): shapes must chain (stride 1) and pitches be equal multiples of 16 >= C");
     for (const auto z : plan.zp_w)
         if (z != 0)
             return refuse("lower-depthwise-zero-point",
@@ -76,7 +78,8 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
     for (std::int64_t t = 0; t < taps; ++t)
         for (std::int64_t p = 0; p < Wo; ++p)
             for (std::int64_t c = 0; c < C; ++c)
-                wrep[static_cast<std::size_t>(t * row + p * Cp + c)] = static_cast<std::uint8_t>(weights[static_cast<std::size_t>(c * taps + t)]);
+                wrep[static_cast<std::size_t>(t * row + p * Cp + c)] =
+                    static_cast<std::uint8_t>(weights[static_cast<std::size_t>(c * taps + t)]);
     std::vector<std::uint8_t> table(static_cast<std::size_t>(16 + 16 * Cp), 0);
     const auto put32 = [&](std::size_t at, std::int32_t v) { std::memcpy(&table[at], &v, 4); };
     put32(0, plan.zp_y);
@@ -94,9 +97,11 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
     JANUS_TRY(Buffer tbuf, load_constant(b, Mem::lmem, table, "depthwise rq table"));
     std::array<Buffer, 2> in, out, acc;
     for (std::size_t s = 0; s < 2; ++s) {
-        JANUS_TRY(Buffer i, b.alloc(Mem::lmem, static_cast<std::uint32_t>(kh * prow), "depthwise rows " + std::to_string(s)));
+        JANUS_TRY(Buffer i,
+                  b.alloc(Mem::lmem, static_cast<std::uint32_t>(kh * prow), "depthwise rows " + std::to_string(s)));
         JANUS_TRY(Buffer o, b.alloc(Mem::lmem, static_cast<std::uint32_t>(row), "depthwise out " + std::to_string(s)));
-        JANUS_TRY(Buffer a, b.alloc(Mem::acc, static_cast<std::uint32_t>(4 * row), "depthwise ACC " + std::to_string(s)));
+        JANUS_TRY(Buffer a,
+                  b.alloc(Mem::acc, static_cast<std::uint32_t>(4 * row), "depthwise ACC " + std::to_string(s)));
         in[s] = std::move(i), out[s] = std::move(o), acc[s] = std::move(a);
     }
     JANUS_TRY(Reg r1, b.reg("depthwise address 1"));

@@ -23,8 +23,10 @@ namespace janus::emit {
 /// The rounding-mode number of the vnpu parameter tables (docs/vnpu.md): 0 double, 1 single, 2 half_even.
 template <numeric::RoundingMode R>
 constexpr std::int32_t rounding_code() {
-    if constexpr (std::is_same_v<R, numeric::round_double>) return 0;
-    else if constexpr (std::is_same_v<R, numeric::round_single>) return 1;
+    if constexpr (std::is_same_v<R, numeric::round_double>)
+        return 0;
+    else if constexpr (std::is_same_v<R, numeric::round_single>)
+        return 1;
     else {
         static_assert(std::is_same_v<R, numeric::round_half_even>, "the vnpu rounds double, single or half_even");
         return 2;
@@ -35,9 +37,9 @@ constexpr std::int32_t rounding_code() {
 template <numeric::RoundingMode R>
 std::array<std::uint8_t, 48> ew_block(const ops::BinaryQuantPlan& p) {
     const auto t = [](const numeric::QuantizedMultiplier& q) { return 31 - q.shift; };
-    const std::int32_t w[12] = {p.zp_a, p.zp_b, p.zp_out, p.left_shift, p.m_a.multiplier, t(p.m_a),
-                                p.m_b.multiplier, t(p.m_b), p.m_out.multiplier, t(p.m_out), p.acc_limit,
-                                rounding_code<R>()};
+    const std::int32_t w[12] = {
+        p.zp_a,           p.zp_b,   p.zp_out,           p.left_shift, p.m_a.multiplier, t(p.m_a),
+        p.m_b.multiplier, t(p.m_b), p.m_out.multiplier, t(p.m_out),   p.acc_limit,      rounding_code<R>()};
     std::array<std::uint8_t, 48> out{};
     std::memcpy(out.data(), w, sizeof w);  // the vnpu and the host are little endian (simulator.hpp asserts it)
     return out;
@@ -45,12 +47,18 @@ std::array<std::uint8_t, 48> ew_block(const ops::BinaryQuantPlan& p) {
 
 constexpr std::string_view ew_mnemonic(expr::BinOp k) {
     switch (k) {
-        case expr::BinOp::add: return "vec.ew.add";
-        case expr::BinOp::sub: return "vec.ew.sub";
-        case expr::BinOp::mul: return "vec.ew.mul";
-        case expr::BinOp::min: return "vec.ew.min";
-        case expr::BinOp::max: return "vec.ew.max";
-        default: return "";
+        case expr::BinOp::add:
+            return "vec.ew.add";
+        case expr::BinOp::sub:
+            return "vec.ew.sub";
+        case expr::BinOp::mul:
+            return "vec.ew.mul";
+        case expr::BinOp::min:
+            return "vec.ew.min";
+        case expr::BinOp::max:
+            return "vec.ew.max";
+        default:
+            return "";
     }
 }
 

@@ -67,33 +67,34 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         K < 1 || N < 1 || a.pitch % 16 != 0 || a.pitch < Kp || y.pitch % 16 != 0 || y.pitch < Np ||
         a.offset % 16 != 0 || y.offset % 16 != 0)
         return refuse("lower-matmul-layout",
-                      "A " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " pitch " + std::to_string(a.pitch) +
-                          ", B " + std::to_string(K) + "x" + std::to_string(N) + ", Y " + std::to_string(y.rows) + "x" +
-                          std::to_string(y.cols) + " pitch " + std::to_string(y.pitch) +
+                      "A " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " pitch " +
+                          std::to_string(a.pitch) + ", B " + std::to_string(K) + "x" + std::to_string(N) + ", Y " +
+                          std::to_string(y.rows) + "x" + std::to_string(y.cols) + " pitch " + std::to_string(y.pitch) +
                           ": shapes must chain, pitches and offsets be multiples of 16 and cover the rounded-up width");
     if (plan.negate) return refuse("lower-matmul-alpha", "a negative alpha is not lowered");
     if (!bias.empty() && static_cast<std::int64_t>(bias.size()) != N)
-        return refuse("lower-matmul-layout", "the bias has " + std::to_string(bias.size()) + " values for " +
-                                                 std::to_string(N) + " columns");
+        return refuse("lower-matmul-layout",
+                      "the bias has " + std::to_string(bias.size()) + " values for " + std::to_string(N) + " columns");
     if (plan.per_axis == ops::MatMulPerAxis::rows && plan.multipliers.size() > 1)
         return refuse("lower-matmul-per-row", "per-row multipliers: the VEC unit requantizes per column");
     for (const auto z : plan.zp_a)
         if (z != plan.zp_a[0]) return refuse("lower-matmul-zero-point", "A's zero point varies by row");
     for (const auto z : plan.zp_b)
         if (z != 0)
-            return refuse("lower-matmul-zero-point",
-                          "B has a non-zero zero point (" + std::to_string(z) +
-                              "): the MAC array subtracts one zero point, from A only");
+            return refuse("lower-matmul-zero-point", "B has a non-zero zero point (" + std::to_string(z) +
+                                                         "): the MAC array subtracts one zero point, from A only");
 
     // ---- tiles: B (2 sets unless one N tile), A (2 sets), outputs (2 sets) in LMEM; ACC 2 sets
     auto txn = b.transaction();
     auto scope = b.scope("matmul");
     const std::int64_t free = b.largest_free(Mem::lmem);
-    const std::int64_t n_cap = opt.max_n_tile > 0 ? std::min(Np, detail::round16(opt.max_n_tile)) : std::min<std::int64_t>(Np, 16384);
+    const std::int64_t n_cap =
+        opt.max_n_tile > 0 ? std::min(Np, detail::round16(opt.max_n_tile)) : std::min<std::int64_t>(Np, 16384);
     const auto tables_bytes = [&](std::int64_t t) { return ((Np + t - 1) / t) * 16 + 16 * ((Np + t - 1) / t) * t; };
     const auto fits = [&](std::int64_t t, std::int64_t m) {
         const std::int64_t bsets = t < Np ? 2 : 1;
-        return bsets * Kp * t + 2 * m * Kp + 2 * m * t + tables_bytes(t) <= free && 2 * m * t * 4 <= vnpu::sim::acc_size;
+        return bsets * Kp * t + 2 * m * Kp + 2 * m * t + tables_bytes(t) <= free &&
+               2 * m * t * 4 <= vnpu::sim::acc_size;
     };
     // The tile shape: for every N tile width that fits, the tallest M tile that fits, scored by the timing model
     // (docs/vnpu.md): the busiest unit's cycles plus one step's exposed load and store. Ties keep the wider tile.
@@ -114,7 +115,8 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         if (nt == 0 || score < best) nt = t, mt = m, best = score;
     }
     if (nt == 0)
-        return refuse("lower-matmul-budget", "a " + std::to_string(Kp) + " x 16 B tile of B with one row of A does not fit the " +
+        return refuse("lower-matmul-budget", "a " + std::to_string(Kp) +
+                                                 " x 16 B tile of B with one row of A does not fit the " +
                                                  std::to_string(free) + " B of free LMEM (K is not tiled yet)");
     const std::int64_t ntiles = (Np + nt - 1) / nt, mtiles = (M + mt - 1) / mt;
     b.note(what + ": " + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N) + " as " +
@@ -128,7 +130,8 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         std::vector<std::uint8_t> tile(static_cast<std::size_t>(Kp * nt), 0);
         for (std::int64_t k = 0; k < K; ++k)
             for (std::int64_t n = 0; n < nt && j * nt + n < N; ++n)
-                tile[static_cast<std::size_t>(k * nt + n)] = static_cast<std::uint8_t>(weights[static_cast<std::size_t>(k * N + j * nt + n)]);
+                tile[static_cast<std::size_t>(k * nt + n)] =
+                    static_cast<std::uint8_t>(weights[static_cast<std::size_t>(k * N + j * nt + n)]);
         b_at.push_back(b.constant(tile));
     }
     std::vector<std::uint8_t> tables;
@@ -142,7 +145,8 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         detail::put32(tables, at + 12, rounding_code<R>());
         for (std::int64_t n = 0; n < nt; ++n) {
             const std::int64_t col = std::min(j * nt + n, N - 1);  // padded columns reuse a valid multiplier
-            const auto& q = plan.multipliers.size() == 1 ? plan.multipliers[0] : plan.multipliers[static_cast<std::size_t>(col)];
+            const auto& q =
+                plan.multipliers.size() == 1 ? plan.multipliers[0] : plan.multipliers[static_cast<std::size_t>(col)];
             const std::size_t e = at + 16 + 16 * static_cast<std::size_t>(n);
             if (!bias.empty() && j * nt + n < N) detail::put32(tables, e, bias[static_cast<std::size_t>(j * nt + n)]);
             detail::put32(tables, e + 4, q.multiplier);
@@ -184,7 +188,9 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     // ---- the steps: (j, i) in N-major order
     const std::int64_t steps = ntiles * mtiles;
     const auto rows_of = [&](std::int64_t i) { return std::min(mt, M - i * mt); };
-    const auto cfg = [&](std::int64_t rows, std::int64_t src, std::int64_t dst) { return b.emit("dma.cfg", {rows, src, dst}); };
+    const auto cfg = [&](std::int64_t rows, std::int64_t src, std::int64_t dst) {
+        return b.emit("dma.cfg", {rows, src, dst});
+    };
     const auto load_step = [&](std::int64_t step) -> Status {
         const std::int64_t j = step / mtiles, i = step % mtiles;
         const auto s = static_cast<std::size_t>(step % 2);

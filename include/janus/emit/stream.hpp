@@ -42,7 +42,7 @@ struct StreamOptions {
 struct Tile {
     std::span<const Reg* const> in;  ///< input buffers; the result goes to in[0]
     std::int64_t bytes = 0;
-    Sync sync;                        ///< the wait and signal compute() must put on its one instruction
+    Sync sync;  ///< the wait and signal compute() must put on its one instruction
 };
 
 /// The tile (a multiple of 16): as large as 2 sets x `inputs` buffers in `free_bytes` allow (and at most `limit`
@@ -51,8 +51,10 @@ struct Tile {
 /// (64 cycles per transfer) under 1/3 of each transfer (bench/RESULTS.md "Emitted kernels").
 inline std::int64_t pick_tile(std::int64_t padded, int inputs, std::int64_t free_bytes, std::int64_t limit) {
     std::int64_t t = free_bytes / (2 * inputs) / 16 * 16;
-    if (limit > 0) t = std::min(t, limit / 16 * 16);
-    else t = std::min(t, std::max<std::int64_t>(2048, (padded / 8 + 15) / 16 * 16));
+    if (limit > 0)
+        t = std::min(t, limit / 16 * 16);
+    else
+        t = std::min(t, std::max<std::int64_t>(2048, (padded / 8 + 15) / 16 * 16));
     return std::min<std::int64_t>({t, padded, 262144});  // VEC / LUT element counts stop at 256 Ki
 }
 
@@ -62,9 +64,9 @@ Status stream(Builder& b, std::span<const DramTensor> in, const DramTensor& out,
     const int k = static_cast<int>(in.size());
     for (const auto& t : in)
         if (t.elements != out.elements)
-            return make_error(b.name(), "stream", "stream-shape",
-                              "an input has " + std::to_string(t.elements) + " elements, the output " +
-                                  std::to_string(out.elements));
+            return make_error(
+                b.name(), "stream", "stream-shape",
+                "an input has " + std::to_string(t.elements) + " elements, the output " + std::to_string(out.elements));
     const std::int64_t total = out.padded();
     if (total == 0) return ok_status();
     const std::int64_t tile = pick_tile(total, k, b.largest_free(Mem::lmem), opt.max_tile);
@@ -74,8 +76,8 @@ Status stream(Builder& b, std::span<const DramTensor> in, const DramTensor& out,
                               std::to_string(b.largest_free(Mem::lmem)) + " B)");
     const std::int64_t tiles = (total + tile - 1) / tile;
     const int sets = tiles > 1 ? 2 : 1;
-    b.note(b.name() + ": stream of " + std::to_string(total) + " B x " + std::to_string(k) + " input(s): " +
-           std::to_string(tiles) + " tile(s) of " + std::to_string(tile) + " B" +
+    b.note(b.name() + ": stream of " + std::to_string(total) + " B x " + std::to_string(k) +
+           " input(s): " + std::to_string(tiles) + " tile(s) of " + std::to_string(tile) + " B" +
            (sets == 2 ? ", double buffered" : "; double buffering off: a single tile"));
 
     auto scope = b.scope("stream");
@@ -102,10 +104,12 @@ Status stream(Builder& b, std::span<const DramTensor> in, const DramTensor& out,
     const auto load = [&](std::int64_t i) -> Status {
         const auto s = static_cast<std::size_t>(i % sets);
         for (int j = 0; j < k; ++j) {
-            JANUS_CHECK(b.emit("li", {dram, static_cast<std::int64_t>(in[static_cast<std::size_t>(j)].offset) + i * tile}));
+            JANUS_CHECK(
+                b.emit("li", {dram, static_cast<std::int64_t>(in[static_cast<std::size_t>(j)].offset) + i * tile}));
             const Sync sync{nullptr, j == k - 1 ? &loaded[s] : nullptr};
-            JANUS_CHECK(b.emit("dma.load", {regs[s * static_cast<std::size_t>(k) + static_cast<std::size_t>(j)],
-                                            in[static_cast<std::size_t>(j)].region, dram, bytes_of(i)},
+            JANUS_CHECK(b.emit("dma.load",
+                               {regs[s * static_cast<std::size_t>(k) + static_cast<std::size_t>(j)],
+                                in[static_cast<std::size_t>(j)].region, dram, bytes_of(i)},
                                sync));
         }
         return ok_status();
