@@ -20,7 +20,6 @@
 // lower-depthwise-budget (the row buffers, replicated weights and ACC rows do not fit: rows are not split yet).
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -80,19 +79,11 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
             for (std::int64_t c = 0; c < C; ++c)
                 wrep[static_cast<std::size_t>(t * row + p * Cp + c)] =
                     static_cast<std::uint8_t>(weights[static_cast<std::size_t>(c * taps + t)]);
-    std::vector<std::uint8_t> table(static_cast<std::size_t>(16 + 16 * Cp), 0);
-    const auto put32 = [&](std::size_t at, std::int32_t v) { std::memcpy(&table[at], &v, 4); };
-    put32(0, plan.zp_y);
-    put32(4, -128);
-    put32(8, 127);
-    put32(12, rounding_code<R>());
-    for (std::int64_t c = 0; c < Cp; ++c) {
-        const auto at = static_cast<std::size_t>(16 + 16 * c);
-        const auto& q = plan.multipliers[static_cast<std::size_t>(c < C ? c : 0)];
-        if (c < C && !bias.empty()) put32(at, bias[static_cast<std::size_t>(c)]);
-        put32(at + 4, q.multiplier);
-        table[at + 8] = static_cast<std::uint8_t>(31 - q.shift);
-    }
+    std::vector<std::uint8_t> table;
+    append_rq_table<R>(
+        table, plan.zp_y, -128, 127, Cp,
+        [&](std::int64_t c) { return c < C && !bias.empty() ? bias[static_cast<std::size_t>(c)] : 0; },
+        [&](std::int64_t c) { return plan.multipliers[static_cast<std::size_t>(c < C ? c : 0)]; });
     JANUS_TRY(Buffer wbuf, load_constant(b, Mem::lmem, wrep, "depthwise weights"));
     JANUS_TRY(Buffer tbuf, load_constant(b, Mem::lmem, table, "depthwise rq table"));
     std::array<Buffer, 2> in, out, acc;

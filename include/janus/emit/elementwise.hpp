@@ -12,6 +12,7 @@
 #include <array>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <janus/emit/stream.hpp>
 #include <janus/numeric/rounding.hpp>
@@ -43,6 +44,28 @@ std::array<std::uint8_t, 48> ew_block(const ops::BinaryQuantPlan& p) {
     std::array<std::uint8_t, 48> out{};
     std::memcpy(out.data(), w, sizeof w);  // the vnpu and the host are little endian (simulator.hpp asserts it)
     return out;
+}
+
+/// Append one vec.rq requantization table (docs/vnpu.md "Parameter tables") to `out`: the header (zp, lo, hi,
+/// rounding R) and one 16-B entry per channel c < channels with bias(c) and the multiplier mult(c), stored as
+/// (multiplier, t = 31 - shift); reserved bytes 0. The one place the emitter writes this layout.
+template <numeric::RoundingMode R, class Bias, class Mult>
+void append_rq_table(std::vector<std::uint8_t>& out, std::int32_t zp, std::int32_t lo, std::int32_t hi,
+                     std::int64_t channels, Bias&& bias, Mult&& mult) {
+    const std::size_t at = out.size();
+    out.resize(at + 16 + 16 * static_cast<std::size_t>(channels), 0);
+    const auto put32 = [&](std::size_t k, std::int32_t v) { std::memcpy(&out[k], &v, 4); };
+    put32(at, zp);
+    put32(at + 4, lo);
+    put32(at + 8, hi);
+    put32(at + 12, rounding_code<R>());
+    for (std::int64_t c = 0; c < channels; ++c) {
+        const std::size_t e = at + 16 + 16 * static_cast<std::size_t>(c);
+        const numeric::QuantizedMultiplier q = mult(c);
+        put32(e, bias(c));
+        put32(e + 4, q.multiplier);
+        out[e + 8] = static_cast<std::uint8_t>(31 - q.shift);
+    }
 }
 
 constexpr std::string_view ew_mnemonic(expr::BinOp k) {

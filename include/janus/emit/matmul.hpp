@@ -29,7 +29,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,7 +52,6 @@ struct MatmulOptions {
 
 namespace detail {
 inline std::int64_t round16(std::int64_t x) { return (x + 15) / 16 * 16; }
-inline void put32(std::vector<std::uint8_t>& v, std::size_t at, std::int32_t x) { std::memcpy(&v[at], &x, 4); }
 }  // namespace detail
 
 template <numeric::RoundingMode R = numeric::default_rounding>
@@ -136,22 +134,16 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     }
     std::vector<std::uint8_t> tables;
     for (std::int64_t j = 0; j < ntiles; ++j) {
-        const std::size_t at = tables.size();
-        t_at.push_back(static_cast<std::uint32_t>(at));
-        tables.resize(at + 16 + 16 * static_cast<std::size_t>(nt), 0);
-        detail::put32(tables, at, plan.zp_y);
-        detail::put32(tables, at + 4, -128);
-        detail::put32(tables, at + 8, 127);
-        detail::put32(tables, at + 12, rounding_code<R>());
-        for (std::int64_t n = 0; n < nt; ++n) {
-            const std::int64_t col = std::min(j * nt + n, N - 1);  // padded columns reuse a valid multiplier
-            const auto& q =
-                plan.multipliers.size() == 1 ? plan.multipliers[0] : plan.multipliers[static_cast<std::size_t>(col)];
-            const std::size_t e = at + 16 + 16 * static_cast<std::size_t>(n);
-            if (!bias.empty() && j * nt + n < N) detail::put32(tables, e, bias[static_cast<std::size_t>(j * nt + n)]);
-            detail::put32(tables, e + 4, q.multiplier);
-            tables[e + 8] = static_cast<std::uint8_t>(31 - q.shift);
-        }
+        t_at.push_back(static_cast<std::uint32_t>(tables.size()));
+        append_rq_table<R>(
+            tables, plan.zp_y, -128, 127, nt,
+            [&](std::int64_t n) {
+                return !bias.empty() && j * nt + n < N ? bias[static_cast<std::size_t>(j * nt + n)] : 0;
+            },
+            [&](std::int64_t n) {  // padded columns reuse a valid multiplier
+                const std::int64_t col = std::min(j * nt + n, N - 1);
+                return plan.multipliers[plan.multipliers.size() == 1 ? 0 : static_cast<std::size_t>(col)];
+            });
     }
     JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "matmul rq tables"));
 
