@@ -71,8 +71,8 @@ std::vector<std::int8_t> host(const Problem& p) {
 /// Emit, run, return Y (M x N) and the report.
 std::vector<std::int8_t> npu(const Problem& p, const MatmulOptions& opt, vnpu::sim::Report* report = nullptr,
                              std::vector<std::string>* log = nullptr) {
-    const std::int64_t pa = emit::detail::round16(p.K) + 16,
-                       py = emit::detail::round16(p.N);  // A's pitch wider than needed
+    const std::int64_t pa = emit::round16(p.K) + 16,
+                       py = emit::round16(p.N);  // A's pitch wider than needed
     const ops::TensorType types[2] = {p.ta, p.tb};
     const auto plan = ops::MatMul::plan(types, p.ty);
     REQUIRE(plan.ok());
@@ -173,7 +173,7 @@ TEST_CASE("Gemm with C as a per-column int32 bias: the bias enters the rq table,
         const auto plan = ops::Gemm::plan(types, {}, p.ty);
         REQUIRE(plan.ok());
         Builder bld("gemm");
-        const std::int64_t py = emit::detail::round16(N);
+        const std::int64_t py = emit::round16(N);
         REQUIRE(
             lower_matmul(bld, *plan, DramMatrix{2, 0, M, K, 80}, p.w, K, N, DramMatrix{3, 0, M, N, py}, {}, c).ok());
         vnpu::sim::Machine m;

@@ -45,6 +45,9 @@ class Builder;
 enum class Mem : std::uint8_t { lmem, acc, lut };
 
 /// Alignment, size and base address of each local memory (docs/vnpu.md "Memories").
+/// x rounded up to a multiple of 16: the granule of DMA transfers, VEC counts and MAC shapes.
+constexpr std::int64_t round16(std::int64_t x) { return (x + 15) / 16 * 16; }
+
 constexpr std::uint32_t mem_align(Mem m) { return m == Mem::acc ? 64 : m == Mem::lut ? 256 : 16; }
 constexpr std::uint32_t mem_size(Mem m) {
     return m == Mem::acc ? vnpu::sim::acc_size : m == Mem::lut ? vnpu::sim::lut_size : vnpu::sim::lmem_size;
@@ -55,7 +58,7 @@ constexpr std::uint32_t mem_base(Mem m) {
 constexpr const char* mem_name(Mem m) { return m == Mem::acc ? "ACC" : m == Mem::lut ? "LUT RAM" : "LMEM"; }
 
 namespace detail {
-enum class Kind : std::uint8_t { reg, event, buffer };
+enum class Kind : std::uint8_t { reg, event };
 
 /// One borrowable thing: a register, an event, or an allocated block.
 struct Slot {
@@ -253,7 +256,7 @@ public:
             if (n == bytes.size() && std::equal(bytes.begin(), bytes.end(), weights_.begin() + at)) return at;
         const auto at = static_cast<std::uint32_t>(weights_.size());
         weights_.insert(weights_.end(), bytes.begin(), bytes.end());
-        weights_.resize((weights_.size() + 15) / 16 * 16, 0);
+        weights_.resize(static_cast<std::size_t>(round16(static_cast<std::int64_t>(weights_.size()))), 0);
         constants_.emplace_back(at, bytes.size());
         return at;
     }

@@ -95,7 +95,7 @@ inline Result<Buffer> load_constant(Builder& b, Mem mem, std::span<const std::ui
     JANUS_CHECK(b.emit("li", {dst, buf.address()}));
     JANUS_CHECK(b.emit("li", {src, at}));
     JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
-    JANUS_CHECK(b.emit("dma.load", {dst, 0, src, static_cast<std::int64_t>((bytes.size() + 15) / 16 * 16)}));
+    JANUS_CHECK(b.emit("dma.load", {dst, 0, src, round16(static_cast<std::int64_t>(bytes.size()))}));
     return buf;
 }
 

@@ -50,16 +50,12 @@ struct MatmulOptions {
     std::int64_t max_m_tile = 0;  ///< 0: as tall as LMEM and ACC allow
 };
 
-namespace detail {
-inline std::int64_t round16(std::int64_t x) { return (x + 15) / 16 * 16; }
-}  // namespace detail
-
 template <numeric::RoundingMode R = numeric::default_rounding>
 Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatrix& a,
                     std::span<const std::int8_t> weights, std::int64_t K, std::int64_t N, const DramMatrix& y,
                     const MatmulOptions& opt = {}, std::span<const std::int32_t> bias = {}) {
     const std::string what = b.name() + ": matmul";
-    const std::int64_t M = a.rows, Kp = detail::round16(K), Np = detail::round16(N);
+    const std::int64_t M = a.rows, Kp = round16(K), Np = round16(N);
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
     if (a.cols != K || y.rows != M || y.cols != N || static_cast<std::int64_t>(weights.size()) != K * N || M < 1 ||
         K < 1 || N < 1 || a.pitch % 16 != 0 || a.pitch < Kp || y.pitch % 16 != 0 || y.pitch < Np ||
@@ -87,7 +83,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     auto scope = b.scope("matmul");
     const std::int64_t free = b.largest_free(Mem::lmem);
     const std::int64_t n_cap =
-        opt.max_n_tile > 0 ? std::min(Np, detail::round16(opt.max_n_tile)) : std::min<std::int64_t>(Np, 16384);
+        opt.max_n_tile > 0 ? std::min(Np, round16(opt.max_n_tile)) : std::min<std::int64_t>(Np, 16384);
     const auto tables_bytes = [&](std::int64_t t) { return ((Np + t - 1) / t) * 16 + 16 * ((Np + t - 1) / t) * t; };
     const auto fits = [&](std::int64_t t, std::int64_t m) {
         const std::int64_t bsets = t < Np ? 2 : 1;

@@ -31,7 +31,7 @@ struct DramTensor {
     std::uint32_t offset = 0;
     std::int64_t elements = 0;
     /// Bytes of storage: the element count rounded up to 16.
-    std::int64_t padded() const { return (elements + 15) / 16 * 16; }
+    std::int64_t padded() const { return round16(elements); }
 };
 
 struct StreamOptions {
@@ -54,7 +54,7 @@ inline std::int64_t pick_tile(std::int64_t padded, int inputs, std::int64_t free
     if (limit > 0)
         t = std::min(t, limit / 16 * 16);
     else
-        t = std::min(t, std::max<std::int64_t>(2048, (padded / 8 + 15) / 16 * 16));
+        t = std::min(t, std::max<std::int64_t>(2048, round16(padded / 8)));
     return std::min<std::int64_t>({t, padded, 262144});  // VEC / LUT element counts stop at 256 Ki
 }
 
