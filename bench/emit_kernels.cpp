@@ -8,6 +8,8 @@
 //              FC 1024 -> 1000 (M = 1) and the 1x1 conv 56x56x64 -> 64 as a matmul (M = 3136)
 //   Depthwise/H/C  3x3 depthwise conv, pad 1, on VEC (vec.mac per tap, vec.rq per row): the MAC array is idle, so the
 //              bound is VEC's: (9 + 1) H H C / 16 cycles (it exceeds the DMA's 2 H H C / 16 and MACs / 256)
+//   Conv/H/C/Co/k/s  kxk conv, pad k/2, stride s, on the MAC array (implicit im2col: one mac.mm per tap over an
+//              M tile of output rows): MACs = Ho Wo Co C k k; bytes = H W Cp + Ho Wo Cop + k k C Co
 // Sizes are MobileNet-like: 28x28x32, 56x56x24 (the V2 residual adds), 112x112x32.
 // Run: cmake --preset bench -DJANUS_WERROR=OFF && cmake --build --preset bench --target janus_bench_emit_kernels
 //      ./build/bench/janus_bench_emit_kernels
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <janus/emit/conv.hpp>
 #include <janus/emit/depthwise.hpp>
 #include <janus/emit/elementwise.hpp>
 #include <janus/emit/matmul.hpp>
@@ -122,6 +125,31 @@ void Depthwise(benchmark::State& state) {
     });
 }
 BENCHMARK(Depthwise)->Args({112, 32})->Args({56, 144})->Unit(benchmark::kMicrosecond);
+
+void Conv(benchmark::State& state) {
+    const std::int64_t H = state.range(0), C = state.range(1), Co = state.range(2), k = state.range(3),
+                       s = state.range(4), p = k / 2;
+    const std::int64_t Cp = emit::round16(C), Cop = emit::round16(Co), Ho = (H + 2 * p - k) / s + 1;
+    ops::ConvQuantPlan plan;
+    plan.zp_x = 3;
+    plan.zp_w.assign(static_cast<std::size_t>(Co), 0);
+    plan.multipliers.assign(static_cast<std::size_t>(Co), numeric::QuantizedMultiplier{1 << 30, -12});
+    const std::vector<std::int8_t> w(static_cast<std::size_t>(Co * C * k * k), 2);
+    const double macs = static_cast<double>(Ho * Ho * Co * C * k * k);
+    const double bytes = static_cast<double>(H * H * Cp + Ho * Ho * Cop + k * k * C * Co);
+    const double bound = std::max(macs / 256, bytes / 16);
+    auto m = machine(H * H * Cp, Ho * Ho * Cop);
+    run_kernel(state, m, bound, [&](emit::Builder& b) {
+        return emit::lower_conv(b, plan, {2, 0, H, H, C, Cp}, w, emit::ConvWindow{k, k, s, s, 1, 1, {p, p, p, p}, 1},
+                                {}, {3, 0, Ho, Ho, Co, Cop});
+    });
+}
+BENCHMARK(Conv)
+    ->Args({28, 128, 128, 3, 1})
+    ->Args({56, 64, 64, 1, 1})
+    ->Args({14, 256, 256, 3, 1})
+    ->Args({224, 3, 32, 3, 2})
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(Matmul)
     ->Args({1, 1024, 1000})

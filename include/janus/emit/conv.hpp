@@ -1,0 +1,318 @@
+#pragma once
+// Lowering of a quantized 2-D convolution (ops/conv.hpp's Conv: any kernel, strides, dilations, pads and groups) to
+// the MAC array, with the epilogue on VEC, from the op's own ConvQuantPlan:
+//     ACC[p, oc] = sum over taps (ky, kx) and input channels c of (x[iy, ix, c] - zp_x) * w[oc, c, ky, kx]
+//     y[p, oc]   = sat8(rq(ACC[p, oc] + bias[oc], M[oc]) + zp_y)
+//
+// Layout: NHWC images in DRAM (emit::DramImage: pixels `cpitch` bytes apart, a multiple of 16 >= C; rows dense).
+// Strategy (docs/emit.md "Convolution"): an implicit im2col. No patch matrix is built; each tap is ONE mac.mm over
+// many output pixels, reading the input where it lies in LMEM.
+//   - A tile of R output rows needs a band of input rows in LMEM, zero-point padded: pl border pixels on the left,
+//     the rest of a row of Wq = ceil(Wp / sw) sw pixels on the right (Wp = pl + W + pr), whole zero-point rows
+//     above and below the image. The MAC subtracts zp_x, so padding adds 0, as on the host.
+//   - Output pixel (r, xo) of the tile is MAC row p = r Wv + xo with Wv = Wq / sw: for tap (ky, kx) it reads the
+//     input pixel at p sw + kx dw of band row r sh + ky dh. With a_stride = sw cpitch, this is one uniform stride
+//     if sh == 1. For sh > 1 the band is stored as sh phase planes (plane ph holds the padded rows of residue ph
+//     mod sh, in order), so that consecutive output rows read consecutive plane rows again. The Wv - Wo extra
+//     pixels per row are computed and never stored; the last row stops at Wo, so no read leaves the band.
+//   - B of every tap is packed at compile time: per N tile of nt output channels, taps x Cp x nt bytes with
+//     B[t][c][n] = w[oc, c - g Cg, ky, kx] when input channel c belongs to output channel oc's group g, else 0.
+//     Grouped convolutions are thus block diagonal: the groups' weights and per-channel multipliers stay together
+//     with their output channels (seed B1), at the cost of MACs on zeros (logged). Padded input channels meet zero
+//     rows of B, whatever x holds there.
+//   - Per step (N tile j, M tile i; N-major; double buffered as emit/matmul.hpp):
+//         DMA  [B tile j+1 when the next step starts a new N tile], zero-point rows, the band   (signals L)
+//         MAC  mac.cfg m, Cp, nt, sw Cp; mac.mm for tap 0, mac.mma for the others        (waits L, signals M)
+//         VEC  vec.rq over m rows of nt channels with tile j's table                    (waits M, signals V)
+//         DMA  one store of Wo pixels per output row, into y's pitch                             (waits V)
+//     Reuse of a band, ACC or output set two steps later is ordered through the in-order DMA queue.
+//   - The tile shape (nt, R) minimizes the timing model's estimate over every nt that fits, each with the tallest
+//     R that fits LMEM, ACC (2 sets of m x nt int32) and mac.cfg's m <= 1024. The debug log records it.
+// Refused with a rule (the host runs these): lower-conv-zero-point (a weight zero point is not 0: the MAC array
+// subtracts x's only), lower-conv-layout (shapes that do not chain, pitches not multiples of 16 or below C, a
+// group count that does not divide the channels), lower-conv-budget (one output row with a 16-channel tile does not
+// fit LMEM / ACC, or a row is wider than mac.cfg's 1024 rows: rows are not split yet).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <janus/emit/depthwise.hpp>
+#include <janus/emit/elementwise.hpp>
+#include <janus/ops/conv.hpp>
+
+namespace janus::emit {
+
+/// The convolution's window: kernel, strides, dilations, pads {top, left, bottom, right} and groups (ONNX Conv).
+struct ConvWindow {
+    std::int64_t kh = 1, kw = 1;
+    std::int64_t sh = 1, sw = 1;
+    std::int64_t dh = 1, dw = 1;
+    std::array<std::int64_t, 4> pads{};
+    std::int64_t groups = 1;
+};
+
+struct ConvOptions {
+    std::int64_t max_n_tile = 0;  ///< 0: as wide as LMEM allows
+    std::int64_t max_rows = 0;    ///< output rows per M tile; 0: as many as LMEM, ACC and mac.cfg allow
+};
+
+/// weights: ONNX order [Co, C / groups, kh, kw]; bias: empty or Co int32 values (accumulator units).
+template <numeric::RoundingMode R = numeric::default_rounding>
+Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x, std::span<const std::int8_t> weights,
+                  const ConvWindow& k, std::span<const std::int32_t> bias, const DramImage& y,
+                  const ConvOptions& opt = {}) {
+    const std::string what = b.name() + ": conv";
+    const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
+    const std::int64_t C = x.c, Cp = x.cpitch, Co = y.c, G = k.groups, taps = k.kh * k.kw;
+    const std::int64_t pt = k.pads[0], pl = k.pads[1], pb = k.pads[2], pr = k.pads[3];
+    const std::int64_t Wp = pl + x.w + pr, Hp = pt + x.h + pb;
+    const auto extent = [](std::int64_t padded, std::int64_t kernel, std::int64_t s, std::int64_t d) {
+        const std::int64_t span = d * (kernel - 1) + 1;
+        return padded >= span && s > 0 ? (padded - span) / s + 1 : 0;
+    };
+    const std::int64_t Ho = extent(Hp, k.kh, k.sh, k.dh), Wo = extent(Wp, k.kw, k.sw, k.dw);
+    const bool shapes_ok = k.kh >= 1 && k.kw >= 1 && k.sh >= 1 && k.sw >= 1 && k.dh >= 1 && k.dw >= 1 && pt >= 0 &&
+                           pl >= 0 && pb >= 0 && pr >= 0 && G >= 1 && C >= 1 && Co >= 1 && C % G == 0 && Co % G == 0;
+    if (!shapes_ok || Cp % 16 != 0 || Cp < C || y.cpitch % 16 != 0 || y.cpitch < Co || y.h != Ho || y.w != Wo ||
+        Ho < 1 || Wo < 1 || x.offset % 16 != 0 || y.offset % 16 != 0 ||
+        static_cast<std::int64_t>(weights.size()) != Co * (C / std::max<std::int64_t>(G, 1)) * taps ||
+        (!bias.empty() && static_cast<std::int64_t>(bias.size()) != Co) ||
+        plan.multipliers.size() != static_cast<std::size_t>(Co))
+        return refuse("lower-conv-layout",
+                      "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
+                          std::to_string(Cp) + "), kernel " + std::to_string(k.kh) + "x" + std::to_string(k.kw) +
+                          ", groups " + std::to_string(G) + ", y " + std::to_string(y.h) + "x" + std::to_string(y.w) +
+                          "x" + std::to_string(Co) + " (pitch " + std::to_string(y.cpitch) +
+                          "): shapes must chain, groups divide both channel counts, pitches be multiples of 16 "
+                          ">= the channels");
+    for (const auto z : plan.zp_w)
+        if (z != 0)
+            return refuse("lower-conv-zero-point",
+                          "a weight zero point is " + std::to_string(z) + ": the MAC array subtracts the input's only");
+    const std::int64_t Cg = C / G, Cog = Co / G, Np = round16(Co);
+    const std::int64_t Wv = (Wp + k.sw - 1) / k.sw, Wq = Wv * k.sw, prow = Wq * Cp;
+    // Plane rows for R output rows: plane ph holds R + max(ky dh / sh) rows over the taps of residue ph.
+    const auto plane_rows = [&](std::int64_t rows) {
+        std::vector<std::int64_t> q(static_cast<std::size_t>(k.sh), 0);
+        for (std::int64_t ky = 0; ky < k.kh; ++ky) {
+            auto& v = q[static_cast<std::size_t>(ky * k.dh % k.sh)];
+            v = std::max(v, rows + ky * k.dh / k.sh);
+        }
+        return q;
+    };
+    const auto band_bytes = [&](std::int64_t rows) {
+        std::int64_t n = 0;
+        for (const auto q : plane_rows(rows)) n += q;
+        return n * prow;
+    };
+    const auto m_of = [&](std::int64_t rows) { return (rows - 1) * Wv + Wo; };
+
+    auto txn = b.transaction();
+    auto scope = b.scope("conv");
+    const std::int64_t free = b.largest_free(Mem::lmem);
+    const std::int64_t n_cap = opt.max_n_tile > 0 ? std::min(Np, round16(opt.max_n_tile)) : Np;
+    const auto tables_bytes = [&](std::int64_t t) { return 16 * ((Np + t - 1) / t) * (1 + t); };
+    const auto fits = [&](std::int64_t t, std::int64_t rows) {
+        const std::int64_t m = m_of(rows), bsets = t < Np ? 2 : 1;
+        return m <= 1024 && 2 * m * t * 4 <= static_cast<std::int64_t>(vnpu::sim::acc_size) &&
+               bsets * taps * Cp * t + 2 * band_bytes(rows) + 2 * m * t + tables_bytes(t) <= free;
+    };
+    // The tile shape: for every N tile width, the tallest M tile that fits, scored by the timing model (docs/vnpu.md):
+    // the busiest unit's cycles plus one step's exposed load and store.
+    std::int64_t nt = 0, rows_per_tile = 0;
+    double best = 0;
+    for (std::int64_t t = n_cap; t >= 16; t -= 16) {
+        std::int64_t r = opt.max_rows > 0 ? std::min(opt.max_rows, Ho) : Ho;
+        while (r > 1 && !fits(t, r)) --r;
+        if (!fits(t, r)) continue;
+        const double nts = static_cast<double>((Np + t - 1) / t), mts = static_cast<double>((Ho + r - 1) / r);
+        const double md = static_cast<double>(m_of(r)), kb = static_cast<double>(Cp / 16),
+                     tb = static_cast<double>(t / 16), rd = static_cast<double>(r);
+        const double mac = nts * mts * static_cast<double>(taps) * (kb * tb * (16 + md) + 8);
+        const double load = static_cast<double>(k.sh) * 64 +
+                            static_cast<double>(band_bytes(r) / prow) * (2 + static_cast<double>(x.w * Cp) / 16);
+        const double store = rd * (64 + static_cast<double>(Wo) * (2 + tb));
+        const double dma =
+            nts * (66 + static_cast<double>(taps) * kb * static_cast<double>(t)) + nts * mts * (load + store);
+        const double vec = nts * mts * (4 + md * tb);
+        const double score = std::max({mac, dma, vec}) + load + store;
+        if (nt == 0 || score < best) nt = t, rows_per_tile = r, best = score;
+    }
+    if (nt == 0)
+        return refuse("lower-conv-budget",
+                      "one output row (" + std::to_string(m_of(1)) + " MAC rows of " + std::to_string(Cp) +
+                          " B, band " + std::to_string(band_bytes(1)) + " B) with a 16-channel tile of " +
+                          std::to_string(taps) + " taps does not fit the " + std::to_string(free) +
+                          " B of free LMEM, the ACC or mac.cfg's 1024 rows (rows are not split yet)");
+    const std::int64_t ntiles = (Np + nt - 1) / nt, mtiles = (Ho + rows_per_tile - 1) / rows_per_tile;
+    b.note(what + ": " + std::to_string(Ho) + "x" + std::to_string(Wo) + "x" + std::to_string(Co) + " from " +
+           std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + ", " + std::to_string(taps) +
+           " taps as " + std::to_string(mtiles) + " M tile(s) of " + std::to_string(rows_per_tile) + " rows (" +
+           std::to_string(m_of(rows_per_tile)) + " MAC rows, " + std::to_string(Wv - Wo) +
+           " computed and dropped per row) x " + std::to_string(ntiles) + " N tile(s) of " + std::to_string(nt) +
+           "; modelled " + std::to_string(static_cast<std::int64_t>(best)) + " cycles");
+    if (G > 1)
+        b.note(what + ": " + std::to_string(G) + " groups as a block-diagonal B: " + std::to_string(G - 1) + " of " +
+               std::to_string(G) + " MACs multiply zeros");
+    if (k.sh > 1)
+        b.note(what + ": stride " + std::to_string(k.sh) + " over rows: the band is stored as " + std::to_string(k.sh) +
+               " phase planes");
+
+    // ---- constants: per N tile, every tap's Cp x nt block of B; then the requantization tables
+    std::vector<std::uint32_t> b_at, t_at;
+    const std::int64_t btile = taps * Cp * nt;
+    for (std::int64_t j = 0; j < ntiles; ++j) {
+        std::vector<std::uint8_t> tile(static_cast<std::size_t>(btile), 0);
+        for (std::int64_t n = 0; n < nt && j * nt + n < Co; ++n) {
+            const std::int64_t oc = j * nt + n, g = oc / Cog;
+            for (std::int64_t ci = 0; ci < Cg; ++ci)
+                for (std::int64_t t = 0; t < taps; ++t)
+                    tile[static_cast<std::size_t>((t * Cp + g * Cg + ci) * nt + n)] =
+                        static_cast<std::uint8_t>(weights[static_cast<std::size_t>((oc * Cg + ci) * taps + t)]);
+        }
+        b_at.push_back(b.constant(tile));
+    }
+    std::vector<std::uint8_t> tables;
+    for (std::int64_t j = 0; j < ntiles; ++j) {
+        t_at.push_back(static_cast<std::uint32_t>(tables.size()));
+        append_rq_table<R>(
+            tables, plan.zp_y, -128, 127, nt,
+            [&](std::int64_t n) {
+                return !bias.empty() && j * nt + n < Co ? bias[static_cast<std::size_t>(j * nt + n)] : 0;
+            },
+            [&](std::int64_t n) {  // padded channels reuse a valid multiplier
+                return plan.multipliers[static_cast<std::size_t>(std::min(j * nt + n, Co - 1))];
+            });
+    }
+    JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "conv rq tables"));
+
+    // ---- buffers, registers, events
+    const std::int64_t mt = m_of(rows_per_tile), bsets = ntiles > 1 ? 2 : 1;
+    std::vector<Buffer> bset, band, out, acc;
+    for (std::int64_t s = 0; s < bsets; ++s) {
+        JANUS_TRY(Buffer buf, b.alloc(Mem::lmem, static_cast<std::uint32_t>(btile), "conv B set " + std::to_string(s)));
+        bset.push_back(std::move(buf));
+    }
+    for (int s = 0; s < 2; ++s) {
+        JANUS_TRY(Buffer i, b.alloc(Mem::lmem, static_cast<std::uint32_t>(band_bytes(rows_per_tile)),
+                                    "conv band " + std::to_string(s)));
+        JANUS_TRY(Buffer o, b.alloc(Mem::lmem, static_cast<std::uint32_t>(mt * nt), "conv out " + std::to_string(s)));
+        JANUS_TRY(Buffer a,
+                  b.alloc(Mem::acc, static_cast<std::uint32_t>(mt * nt * 4), "conv ACC " + std::to_string(s)));
+        band.push_back(std::move(i)), out.push_back(std::move(o)), acc.push_back(std::move(a));
+    }
+    JANUS_TRY(Reg r1, b.reg("conv address 1"));
+    JANUS_TRY(Reg r2, b.reg("conv address 2"));
+    JANUS_TRY(Reg r3, b.reg("conv address 3"));
+    std::array<Event, 2> loaded, product, done;
+    for (std::size_t s = 0; s < 2; ++s) {
+        JANUS_TRY(Event l, b.event("conv band loaded " + std::to_string(s)));
+        JANUS_TRY(Event m, b.event("conv product " + std::to_string(s)));
+        JANUS_TRY(Event v, b.event("conv requantized " + std::to_string(s)));
+        loaded[s] = std::move(l), product[s] = std::move(m), done[s] = std::move(v);
+    }
+    const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
+    const std::int64_t zp = static_cast<std::int8_t>(plan.zp_x);  // dma.fill writes the int8 zero point
+    const std::vector<std::int64_t> planes = plane_rows(rows_per_tile);
+    std::vector<std::int64_t> plane_at(planes.size(), 0);  // a plane's first row, in band rows
+    for (std::size_t ph = 1; ph < planes.size(); ++ph) plane_at[ph] = plane_at[ph - 1] + planes[ph - 1];
+    const std::int64_t band_rows = band_bytes(rows_per_tile) / prow;
+
+    // border pixels of every band row, once per set: loads write only the image's pixels
+    for (std::size_t s = 0; s < 2; ++s) {
+        JANUS_CHECK(b.emit("dma.cfg", {band_rows, 0, prow}));
+        if (pl > 0) {
+            JANUS_CHECK(li(r1, band[s].address()));
+            JANUS_CHECK(b.emit("dma.fill", {r1, zp, pl * Cp}));
+        }
+        if (Wq > pl + x.w) {
+            JANUS_CHECK(li(r1, band[s].address() + (pl + x.w) * Cp));
+            JANUS_CHECK(b.emit("dma.fill", {r1, zp, (Wq - pl - x.w) * Cp}));
+        }
+    }
+    // the DMA work of a step: B for a new N tile, zero-point rows and the image rows of every plane; the last
+    // transfer signals L
+    const std::int64_t steps = ntiles * mtiles;
+    const auto rows_of = [&](std::int64_t i) { return std::min(rows_per_tile, Ho - i * rows_per_tile); };
+    const auto load_step = [&](std::int64_t step) -> Status {
+        const std::int64_t j = step / mtiles, i = step % mtiles, y0 = i * rows_per_tile;
+        const auto s = static_cast<std::size_t>(step % 2);
+        struct Transfer {
+            bool fill;
+            std::int64_t dst, src, rows;
+        };
+        std::vector<Transfer> work;
+        for (std::size_t ph = 0; ph < planes.size(); ++ph) {
+            // plane row q holds padded row (y0 + q) sh + ph; image rows are [pt, pt + H)
+            std::int64_t q0 = -1, q1 = -1;
+            for (std::int64_t q = 0; q < planes[ph]; ++q) {
+                const std::int64_t py = (y0 + q) * k.sh + static_cast<std::int64_t>(ph);
+                const std::int64_t dst = band[s].address() + (plane_at[ph] + q) * prow;
+                if (py < pt || py >= pt + x.h) {
+                    if (py < Hp) work.push_back({true, dst, 0, 1});  // rows past the padded image are never read
+                } else {
+                    if (q0 < 0) q0 = q;
+                    q1 = q + 1;
+                }
+            }
+            if (q0 >= 0)
+                work.push_back({false, band[s].address() + (plane_at[ph] + q0) * prow + pl * Cp,
+                                static_cast<std::int64_t>(x.offset) +
+                                    ((y0 + q0) * k.sh + static_cast<std::int64_t>(ph) - pt) * x.w * Cp,
+                                q1 - q0});
+        }
+        if (i == 0) {  // a new N tile: its packed B, one contiguous transfer
+            JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+            JANUS_CHECK(li(r1, bset[static_cast<std::size_t>(j % bsets)].address()));
+            JANUS_CHECK(li(r2, b_at[static_cast<std::size_t>(j)]));
+            JANUS_CHECK(b.emit("dma.load", {r1, 0, r2, btile}));
+        }
+        for (std::size_t w = 0; w < work.size(); ++w) {
+            const Transfer& t = work[w];
+            const Sync sync{nullptr, w + 1 == work.size() ? &loaded[s] : nullptr};
+            JANUS_CHECK(li(r1, t.dst));
+            if (t.fill) {
+                JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+                JANUS_CHECK(b.emit("dma.fill", {r1, zp, prow}, sync));
+            } else {
+                JANUS_CHECK(b.emit("dma.cfg", {t.rows, k.sh * x.w * Cp, prow}));
+                JANUS_CHECK(li(r2, t.src));
+                JANUS_CHECK(b.emit("dma.load", {r1, x.region, r2, x.w * Cp}, sync));
+            }
+        }
+        return ok_status();
+    };
+    JANUS_CHECK(load_step(0));
+    for (std::int64_t step = 0; step < steps; ++step) {
+        const std::int64_t j = step / mtiles, i = step % mtiles, rows = rows_of(i), m = m_of(rows);
+        const auto s = static_cast<std::size_t>(step % 2);
+        if (step + 1 < steps) JANUS_CHECK(load_step(step + 1));
+        JANUS_CHECK(b.emit("mac.cfg", {m, Cp, nt, k.sw * Cp}));
+        JANUS_CHECK(li(r3, acc[s].address()));
+        for (std::int64_t t = 0; t < taps; ++t) {
+            const std::int64_t ky = t / k.kw, kx = t % k.kw, ph = ky * k.dh % k.sh;
+            JANUS_CHECK(li(r1, band[s].address() + (plane_at[static_cast<std::size_t>(ph)] + ky * k.dh / k.sh) * prow +
+                                   kx * k.dw * Cp));
+            JANUS_CHECK(li(r2, bset[static_cast<std::size_t>(j % bsets)].address() + t * Cp * nt));
+            JANUS_CHECK(b.emit(t == 0 ? "mac.mm" : "mac.mma", {r3, r1, r2, plan.zp_x},
+                               Sync{t == 0 ? &loaded[s] : nullptr, t + 1 == taps ? &product[s] : nullptr}));
+        }
+        JANUS_CHECK(li(r1, out[s].address()));
+        JANUS_CHECK(li(r2, tab.address() + t_at[static_cast<std::size_t>(j)]));
+        JANUS_CHECK(b.emit("vec.rq", {r1, r3, r2, nt, m}, Sync{&product[s], &done[s]}));
+        const std::int64_t width = std::min(nt, Np - j * nt);
+        JANUS_CHECK(b.emit("dma.cfg", {Wo, nt, y.cpitch}));
+        for (std::int64_t r = 0; r < rows; ++r) {
+            JANUS_CHECK(li(r1, out[s].address() + r * Wv * nt));
+            JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + (i * rows_per_tile + r) * Wo * y.cpitch + j * nt));
+            JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, width}, Sync{r == 0 ? &done[s] : nullptr, nullptr}));
+        }
+    }
+    txn.commit();
+    return ok_status();
+}
+
+}  // namespace janus::emit

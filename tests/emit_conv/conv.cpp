@@ -1,0 +1,167 @@
+// Differential verification of the convolution lowering (emit/conv.hpp): emit -> simulate -> compare with
+// ops::call<ops::Conv> (NCHW on the host, NHWC on the vnpu) bit for bit, no fault, no race. Kernels 1x1, 3x3 and
+// 5x3; strides 1 and 2 (rows, columns, both); dilation 2; symmetric, asymmetric and over-wide pads; groups 2 and 4
+// (channels per group 16 and 3); C = 3 (MobileNet's first layer), 13, 40; Co = 8, 24, 48, 130; zero points at both
+// ends; per-channel weight scales; bias; tiling forced down to one row and 16 channels; and the refusals.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <janus/emit/conv.hpp>
+#include <janus/numeric/quant_params.hpp>
+#include <janus/vnpu/sim/simulator.hpp>
+
+#include "../emit/emit_support.hpp"
+#include "../support/check_rule.hpp"
+
+using namespace janus;
+using namespace janus::emit;
+
+namespace {
+
+struct Case {
+    std::int64_t C, H, W, Co;
+    ConvWindow k;
+    std::int32_t zp_x;
+    bool with_bias;
+    ConvOptions opt{};
+};
+
+vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::string>* log = nullptr) {
+    CAPTURE(t.C);
+    CAPTURE(t.H);
+    CAPTURE(t.W);
+    CAPTURE(t.Co);
+    CAPTURE(t.k.kh);
+    CAPTURE(t.k.kw);
+    CAPTURE(t.k.sh);
+    CAPTURE(t.k.sw);
+    CAPTURE(t.k.groups);
+    CAPTURE(t.zp_x);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> byte(-128, 127);
+    std::uniform_real_distribution<float> scale(0.005f, 0.05f);
+    const ConvWindow& k = t.k;
+    const std::int64_t C = t.C, H = t.H, W = t.W, Co = t.Co, Cg = C / k.groups, Cp = round16(C), Cop = round16(Co);
+    const std::int64_t Ho = (H + k.pads[0] + k.pads[2] - k.dh * (k.kh - 1) - 1) / k.sh + 1;
+    const std::int64_t Wo = (W + k.pads[1] + k.pads[3] - k.dw * (k.kw - 1) - 1) / k.sw + 1;
+    std::vector<std::int8_t> x(static_cast<std::size_t>(C * H * W)), w(static_cast<std::size_t>(Co * Cg * k.kh * k.kw));
+    for (auto& v : x) v = static_cast<std::int8_t>(byte(rng));
+    for (auto& v : w) v = static_cast<std::int8_t>(byte(rng));
+    std::vector<std::int32_t> bias;
+    if (t.with_bias)
+        for (std::int64_t c = 0; c < Co; ++c) bias.push_back(static_cast<std::int32_t>(byte(rng)) * 40);
+    std::vector<float> sw(static_cast<std::size_t>(Co));
+    for (auto& v : sw) v = scale(rng);
+    const auto qx = numeric::make_quant(DType::i8, 0.04f, t.zp_x).value();
+    const auto qw = numeric::make_quant_per_axis(DType::i8, sw, std::vector<std::int32_t>(sw.size(), 0), 0,
+                                                 Shape{Co, Cg, k.kh, k.kw})
+                        .value();
+    // about 3 standard deviations of the accumulator at the output's full range
+    const float sy = 0.04f * 0.03f * 74.0f * 74.0f * std::sqrt(static_cast<float>(Cg * k.kh * k.kw)) * 3.0f / 127.0f;
+    const auto qy = numeric::make_quant(DType::i8, sy, -6).value();
+    const Tensor tx = Tensor::from<std::int8_t>(Shape{1, C, H, W}, x, qx);
+    const Tensor tw = Tensor::from<std::int8_t>(Shape{Co, Cg, k.kh, k.kw}, w, qw);
+    ops::Conv::Attrs at;
+    at.group = k.groups;
+    at.pads = {k.pads[0], k.pads[1], k.pads[2], k.pads[3]};
+    at.strides = {k.sh, k.sw};
+    at.dilations = {k.dh, k.dw};
+    const ops::TensorType out{DType::i8, Shape{1, Co, Ho, Wo}, qy};
+    std::vector<Tensor> ins{tx, tw};
+    if (t.with_bias) ins.push_back(Tensor::from<std::int32_t>(Shape{Co}, bias));
+    const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), at, out);
+    REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
+    const auto want = host->to_vector<std::int8_t>();
+
+    const auto plan = ops::plan_conv_quant(ops::type_of(tx), ops::type_of(tw), out, Co, false, "test");
+    REQUIRE(plan.ok());
+    Builder b("conv");
+    const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, Co, Cop};
+    const auto st = lower_conv(b, *plan, X, w, k, bias, Y, t.opt);
+    REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
+    if (log) *log = b.log();
+    vnpu::sim::Machine m;
+    m.dram[2].assign(static_cast<std::size_t>(H * W * Cp), 0x5a);  // padding channels hold anything
+    for (std::int64_t c = 0; c < C; ++c)
+        for (std::int64_t i = 0; i < H * W; ++i)
+            m.dram[2][static_cast<std::size_t>(i * Cp + c)] =
+                static_cast<std::uint8_t>(x[static_cast<std::size_t>(c * H * W + i)]);
+    m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cop));
+    const auto r = et::run_clean(b, m);
+    std::vector<std::int8_t> got(want.size());
+    for (std::int64_t c = 0; c < Co; ++c)
+        for (std::int64_t i = 0; i < Ho * Wo; ++i)
+            got[static_cast<std::size_t>(c * Ho * Wo + i)] =
+                static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * Cop + c)]);
+    CHECK(got == want);
+    int saturated = 0;
+    for (auto v : want) saturated += (v == -128 || v == 127);
+    CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);  // the comparison is not between saturated outputs
+    return r;
+}
+
+ConvWindow window(std::int64_t kh, std::int64_t kw, std::int64_t s, std::array<std::int64_t, 4> pads,
+                  std::int64_t groups = 1, std::int64_t d = 1) {
+    return ConvWindow{kh, kw, s, s, d, d, pads, groups};
+}
+
+}  // namespace
+
+TEST_CASE("conv on the MAC array: kernels, pads, channel counts, zero points, bias") {
+    check({16, 6, 7, 16, window(3, 3, 1, {1, 1, 1, 1}), 0, true}, 1);
+    check({13, 7, 9, 24, window(3, 3, 1, {1, 0, 2, 1}), -128, true}, 2);  // asymmetric pads, C padded to 16
+    check({40, 5, 6, 8, window(5, 3, 1, {2, 1, 2, 1}), 127, false}, 3);
+    check({40, 4, 5, 130, window(1, 1, 1, {0, 0, 0, 0}), 9, true}, 4);  // 1x1, Co = 130 (pitch 144)
+    check({16, 2, 3, 16, window(3, 3, 1, {2, 2, 2, 2}), -3, true}, 5);  // pads wider than the image
+}
+
+TEST_CASE("conv strides and dilations: phase planes and the virtual row") {
+    check({3, 9, 9, 16, window(3, 3, 2, {1, 1, 1, 1}), -128, true}, 11);       // MobileNet's first layer, C = 3
+    check({16, 8, 7, 24, window(3, 3, 2, {0, 0, 0, 0}), 5, true}, 12);         // odd width: the virtual row is wider
+    check({16, 7, 7, 16, window(1, 1, 2, {0, 0, 0, 0}), -9, false}, 13);       // a phase plane no tap reads
+    check({16, 9, 10, 16, window(3, 3, 1, {2, 2, 2, 2}, 1, 2), 3, true}, 14);  // dilation 2
+    check({13, 11, 8, 16, ConvWindow{3, 2, 3, 1, 2, 1, {1, 0, 2, 1}, 1}, 7, true}, 15);   // sh 3, sw 1, dh 2
+    check({13, 8, 11, 16, ConvWindow{2, 3, 1, 2, 1, 3, {0, 2, 1, 0}, 1}, -7, true}, 16);  // sh 1, sw 2, dw 3
+}
+
+TEST_CASE("grouped conv: block-diagonal B keeps each group's weights and multipliers with its channels (seed B1)") {
+    check({32, 5, 6, 48, window(3, 3, 1, {1, 1, 1, 1}, 2), -4, true}, 21);   // 16 channels per group
+    check({12, 6, 5, 8, window(3, 3, 1, {1, 1, 1, 1}, 4), 60, true}, 22);    // 3 in, 2 out per group
+    check({16, 5, 5, 16, window(3, 3, 2, {1, 1, 1, 1}, 16), -1, true}, 23);  // depthwise through the MAC array
+}
+
+TEST_CASE("conv tiling: forced small tiles and B double buffering") {
+    check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1}}, 31);  // 7 x 3 steps
+    check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{16, 2}}, 32);
+    std::vector<std::string> log;
+    check({64, 14, 14, 64, window(3, 3, 1, {1, 1, 1, 1}), -7, true}, 33, &log);
+    REQUIRE(!log.empty());
+    CHECK(log.front().find("conv: conv: 14x14x64 from 14x14x64, 9 taps as ") == 0);
+}
+
+TEST_CASE("conv refusals name the rule and leave nothing in the builder") {
+    ops::ConvQuantPlan plan;
+    plan.zp_w.assign(16, 0);
+    plan.multipliers.assign(16, numeric::QuantizedMultiplier{1 << 30, -3});
+    const std::vector<std::int8_t> w(16 * 16 * 9, 1);
+    Builder b("conv");
+    REQUIRE(b.emit("nop", {}).ok());
+    const DramImage X{2, 0, 8, 8, 16, 16}, Y{3, 0, 8, 8, 16, 16};
+    const ConvWindow k = window(3, 3, 1, {1, 1, 1, 1});
+    auto bad = plan;
+    bad.zp_w[4] = 2;
+    CHECK_RULE(lower_conv(b, bad, X, w, k, {}, Y), "lower-conv-zero-point");
+    CHECK_RULE(lower_conv(b, plan, X, w, window(3, 3, 1, {1, 1, 1, 0}), {}, Y), "lower-conv-layout");     // Y's width
+    CHECK_RULE(lower_conv(b, plan, DramImage{2, 0, 8, 8, 16, 8}, w, k, {}, Y), "lower-conv-layout");      // pitch < C
+    CHECK_RULE(lower_conv(b, plan, X, w, window(3, 3, 1, {1, 1, 1, 1}, 3), {}, Y), "lower-conv-layout");  // groups
+    CHECK_RULE(lower_conv(b, plan, X, std::span<const std::int8_t>(w).first(100), k, {}, Y), "lower-conv-layout");
+    const DramImage Xw{2, 0, 8, 1500, 16, 16}, Yw{3, 0, 8, 1500, 16, 16};  // a row of 1500 pixels > 1024 MAC rows
+    CHECK_RULE(lower_conv(b, plan, Xw, w, k, {}, Yw), "lower-conv-budget");
+    CHECK(b.size() == 1);
+    CHECK(b.weights().empty());
+    CHECK(b.holders().empty());
+}
