@@ -32,6 +32,13 @@
 // subtracts x's only), lower-conv-layout (shapes that do not chain, pitches not multiples of 16 or below C, a
 // group count that does not divide the channels), lower-conv-budget (one output row with a 16-channel tile does not
 // fit LMEM / ACC, or a row is wider than mac.cfg's 1024 rows: rows are not split yet).
+//
+// ConvTranspose (lower_conv_transpose) is the host's own two steps (ops::ConvTranspose): the zero-stuffed, padded
+// input in a DRAM scratch image (a zero-point row stored over every scratch row, then each input row loaded and
+// stored back with a pixel stride of s_w, at row stuff_begin + iy s_h; positions outside the scratch are cropped),
+// then lower_conv on it with ConvTranspose::conv_weights (flipped, transposed) and the geometry's equivalent
+// stride-1 convolution. All of it is on the in-order DMA queue ahead of the convolution's loads, so it needs no
+// event. The cost is the scratch traffic and s_h s_w times the MACs of a direct scatter (logged).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -311,6 +318,84 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
             JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, width}, Sync{r == 0 ? &done[s] : nullptr, nullptr}));
         }
     }
+    txn.commit();
+    return ok_status();
+}
+
+/// ConvTranspose: `xt` is x's type ([1, C, H, W], quantized), `w` the weights in ConvTranspose's dialect
+/// [C, Co / groups, kh, kw]; `scratch` receives the stuffed input and must be the geometry's T_h x T_w image of C
+/// channels at x's pitch (conv_transpose_scratch gives it). bias: empty or Co int32 values.
+inline Result<DramImage> conv_transpose_scratch(const ops::TensorType& xt, const ops::TensorType& wt,
+                                                const ops::ConvTranspose::Attrs& a, int region, std::uint32_t offset) {
+    const ops::TensorType types[2] = {xt, wt};
+    JANUS_TRY(const auto g, ops::ConvTranspose::geometry(types, a));
+    if (g.stuffed.size() != 2)
+        return make_error("conv_transpose_scratch", "x", "lower-conv-layout", "only 2-D convolutions are lowered");
+    return DramImage{region, offset, g.stuffed[0], g.stuffed[1], xt.shape[1], round16(xt.shape[1])};
+}
+
+template <numeric::RoundingMode R = numeric::default_rounding>
+Status lower_conv_transpose(Builder& b, const ops::ConvQuantPlan& plan, const ops::TensorType& xt, const Tensor& w,
+                            const ops::ConvTranspose::Attrs& a, std::span<const std::int32_t> bias, const DramImage& x,
+                            const DramImage& scratch, const DramImage& y, const ConvOptions& opt = {}) {
+    const std::string what = b.name() + ": conv_transpose";
+    const ops::TensorType types[2] = {xt, ops::type_of(w)};
+    JANUS_TRY(const auto g, ops::ConvTranspose::geometry(types, a));
+    JANUS_TRY(const DramImage want, conv_transpose_scratch(xt, types[1], a, scratch.region, scratch.offset));
+    const std::int64_t Cp = x.cpitch, Th = want.h, Tw = want.w, row = Tw * Cp;
+    if (xt.shape.size() != 4 || xt.shape[0] != 1 || x.c != xt.shape[1] || x.h != xt.shape[2] || x.w != xt.shape[3] ||
+        scratch.h != Th || scratch.w != Tw || scratch.c != x.c || scratch.cpitch != Cp || Cp % 16 != 0 || Cp < x.c ||
+        scratch.offset % 16 != 0 || x.offset % 16 != 0 || w.dtype != DType::i8)
+        return make_error(what, "", "lower-conv-layout",
+                          "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(x.c) +
+                              " (pitch " + std::to_string(Cp) + "), scratch " + std::to_string(scratch.h) + "x" +
+                              std::to_string(scratch.w) + ": x must match its type, int8 weights, and the scratch be " +
+                              std::to_string(Th) + "x" + std::to_string(Tw) + " at x's pitch");
+    if (row > b.largest_free(Mem::lmem) || x.w * Cp > b.largest_free(Mem::lmem) - row)
+        return make_error(what, "", "lower-conv-budget",
+                          "a stuffed row of " + std::to_string(row) + " B and an input row of " +
+                              std::to_string(x.w * Cp) + " B do not fit the " +
+                              std::to_string(b.largest_free(Mem::lmem)) + " B of free LMEM");
+    JANUS_TRY(const Tensor wc, ops::ConvTranspose::conv_weights(w, a.group, ops::OpContext{}, what));
+    const std::vector<std::int8_t> wv = wc.to_vector<std::int8_t>();
+    const std::int64_t sh = g.stride[0], sw = g.stride[1], bh = g.stuff_begin[0], bw = g.stuff_begin[1];
+
+    auto txn = b.transaction();
+    {
+        auto scope = b.scope("conv_transpose stuffing");
+        b.note(what + ": zero-stuffed input " + std::to_string(Th) + "x" + std::to_string(Tw) + " in DRAM scratch (" +
+               std::to_string(sh * sw) + "x the MACs of a direct scatter)");
+        JANUS_TRY(Buffer zrow, b.alloc(Mem::lmem, static_cast<std::uint32_t>(row), "conv_transpose zero-point row"));
+        JANUS_TRY(Buffer in, b.alloc(Mem::lmem, static_cast<std::uint32_t>(x.w * Cp), "conv_transpose input row"));
+        JANUS_TRY(Reg r1, b.reg("conv_transpose local address"));
+        JANUS_TRY(Reg r2, b.reg("conv_transpose DRAM address"));
+        JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+        JANUS_CHECK(b.emit("li", {r1, zrow.address()}));
+        JANUS_CHECK(b.emit("dma.fill", {r1, static_cast<std::int64_t>(static_cast<std::int8_t>(plan.zp_x)), row}));
+        for (std::int64_t r0 = 0; r0 < Th; r0 += 4096) {  // dma.cfg counts at most 4096 rows
+            JANUS_CHECK(b.emit("dma.cfg", {std::min<std::int64_t>(4096, Th - r0), 0, row}));
+            JANUS_CHECK(b.emit("li", {r2, static_cast<std::int64_t>(scratch.offset) + r0 * row}));
+            JANUS_CHECK(b.emit("dma.store", {scratch.region, r2, r1, row}));
+        }
+        // input pixel ix lands at stuffed column bw + ix sw; keep those inside [0, Tw)
+        const auto first = [](std::int64_t begin, std::int64_t s) { return begin >= 0 ? 0 : (-begin + s - 1) / s; };
+        const std::int64_t ix0 = first(bw, sw), ix1 = std::min(x.w, bw >= Tw ? 0 : (Tw - 1 - bw) / sw + 1);
+        for (std::int64_t iy = first(bh, sh); iy < x.h && bh + iy * sh < Th; ++iy) {
+            if (ix1 <= ix0) break;
+            JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+            JANUS_CHECK(b.emit("li", {r1, in.address()}));
+            JANUS_CHECK(b.emit("li", {r2, static_cast<std::int64_t>(x.offset) + iy * x.w * Cp}));
+            JANUS_CHECK(b.emit("dma.load", {r1, x.region, r2, x.w * Cp}));
+            JANUS_CHECK(b.emit("dma.cfg", {ix1 - ix0, Cp, sw * Cp}));
+            JANUS_CHECK(b.emit("li", {r1, in.address() + ix0 * Cp}));
+            JANUS_CHECK(b.emit(
+                "li", {r2, static_cast<std::int64_t>(scratch.offset) + (bh + iy * sh) * row + (bw + ix0 * sw) * Cp}));
+            JANUS_CHECK(b.emit("dma.store", {scratch.region, r2, r1, Cp}));
+        }
+    }
+    const ConvWindow k{w.shape()[2], w.shape()[3], 1, 1, g.conv.window.dilations[0], g.conv.window.dilations[1],
+                       {0, 0, 0, 0}, a.group};
+    JANUS_CHECK(lower_conv<R>(b, plan, scratch, wv, k, bias, y, opt));
     txn.commit();
     return ok_status();
 }
