@@ -159,6 +159,10 @@ TEST_CASE("unary ops lowered to lut.apply with their own tables: bit-exact again
     clip.min = -1.0f;
     clip.max = 2.5f;
     unary_matrix<ops::Clip>(clip, 9);
+    unary_matrix<ops::Sign>({}, 10);
+    unary_matrix<ops::HardSigmoid>({}, 11);
+    unary_matrix<ops::Exp>({}, 12);
+    unary_matrix<ops::Erf>({}, 13);
 }
 
 TEST_CASE("two kernels chained in one program: Add then Sigmoid on its output, no race, equal to the host chain") {

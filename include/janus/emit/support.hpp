@@ -1,0 +1,195 @@
+#pragma once
+// The emission support table: for every op of the registry (ops::all_ops), whether its quantized int8 form lowers to
+// the vnpu, through which entry points, which cases are refused with which rule, and which test verifies it bit for
+// bit on the simulator. One entry per op; a static_assert proves the table and the registry name the same ops, so
+// adding an op without stating its lowering does not compile. docs/emit_support.md is generated from this table
+// (support_markdown) and compared with it by tests/emit_support, which also checks that every rule named here is
+// raised by an emit header and that every named test exists.
+//
+// Levels:
+//   lowered   every int8 case of the op lowers, within the memory budgets (a budget refusal is still a rule);
+//   partial   some int8 cases lower; the others are refused with the rules listed, or are listed as not lowered yet;
+//   not_yet   no int8 case lowers yet; `refused` says how it would (this is not a reason to run it on the host)
+//   host      the op never runs on the vnpu; `refused` gives the hardware or semantic reason.
+// The float32 form of every op runs on the host reference: the vnpu has int8 storage, int32 accumulators and no
+// floating-point unit.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <janus/ops/registry.hpp>
+
+namespace janus::emit {
+
+enum class Support : unsigned char { lowered, partial, not_yet, host };
+
+constexpr std::string_view support_name(Support s) {
+    return s == Support::lowered   ? "lowered"
+           : s == Support::partial ? "partial"
+           : s == Support::not_yet ? "not lowered yet"
+                                   : "host";
+}
+
+struct OpSupport {
+    std::string_view op;
+    Support level;
+    std::string_view lowering;  ///< entry points (emit/*.hpp), empty for host
+    std::string_view cases;     ///< what lowers
+    std::string_view refused;   ///< "rule: reason" items separated by "; " (a rule is lower-..., or "not lowered yet")
+    std::string_view test;      ///< the differential test (path under tests/), empty for host
+};
+
+namespace support_detail {
+inline constexpr std::string_view lut = "lower_lut (lut.apply with the op's own 256-entry table)";
+inline constexpr std::string_view lut_cases = "int8 -> int8, any element count; identical tables stored once";
+inline constexpr std::string_view lut_refused = "lower-lut-type: a table other than int8 -> int8";
+inline constexpr std::string_view ew_cases = "int8, equal element counts, per-tensor, the plan's rounding mode";
+inline constexpr std::string_view ew_refused =
+    "lower-broadcast: inputs of different element counts (stride-0 broadcast rows are not lowered yet)";
+inline constexpr std::string_view unary_test = "emit/elementwise.cpp";
+inline constexpr std::string_view row_stats =
+    "per-row statistics scale every element by a runtime value (a reciprocal or 1/sqrt computed from the row): the "
+    "vnpu has no divide, its scalar unit cannot read LMEM, and vec.rq takes its multipliers from tables";
+inline constexpr std::string_view movement_later = "not lowered yet: DMA copies with strides (issue 5)";
+}  // namespace support_detail
+
+// clang-format off
+inline constexpr std::array<OpSupport, ops::op_count> op_support{{
+    {"Abs", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Neg", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Sign", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Relu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Clip", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"LeakyRelu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"HardSigmoid", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"HardSwish", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Sigmoid", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Tanh", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Exp", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Erf", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Gelu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
+    {"Add", Support::partial, "lower_binary<add> (vec.ew.add)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
+    {"Sub", Support::partial, "lower_binary<sub> (vec.ew.sub)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
+    {"Mul", Support::partial, "lower_binary<mul> (vec.ew.mul)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
+    {"Min", Support::partial, "lower_binary<min> (vec.ew.min)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
+    {"Max", Support::partial, "lower_binary<max> (vec.ew.max)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
+    {"ReduceSum", Support::not_yet, "", "", "not lowered yet: vec.acc over outer axes, mac.mm with a ones block over the innermost axis", ""},
+    {"ReduceMean", Support::not_yet, "", "", "not lowered yet: vec.acc over outer axes, mac.mm with a ones block over the innermost axis", ""},
+    {"ReduceMax", Support::not_yet, "", "", "not lowered yet: vec.max over outer axes", ""},
+    {"ReduceMin", Support::not_yet, "", "", "not lowered yet: vec.min over outer axes", ""},
+    {"ArgMax", Support::host, "", "", "host: the output is int64 indices; the vnpu stores int8 in LMEM and int32 in ACC and has no compare that yields an index", ""},
+    {"ArgMin", Support::host, "", "", "host: the output is int64 indices; the vnpu stores int8 in LMEM and int32 in ACC and has no compare that yields an index", ""},
+    {"Conv", Support::lowered, "lower_conv (mac.mm per tap + vec.rq); lower_depthwise (group == C, stride 1: vec.mac per tap)",
+     "int8 NHWC, any kernel, strides, dilations, pads and groups (block-diagonal B), per-channel weight scales, bias",
+     "lower-conv-zero-point: a weight zero point is not 0 (the MAC array subtracts the input's only); lower-conv-layout: shapes or pitches that do not chain; lower-conv-budget: an output row above 1024 MAC rows or beyond LMEM (rows are not split)",
+     "emit_conv/conv.cpp"},
+    {"ConvTranspose", Support::lowered, "lower_conv_transpose (DMA zero-stuffing into DRAM scratch, then lower_conv)",
+     "int8 NHWC, any kernel, strides, dilations, pads, output_padding, groups; per-channel weight scales on axis 1, bias",
+     "lower-conv-zero-point: a weight zero point is not 0; lower-conv-layout: a scratch image of the wrong size; lower-conv-budget: a stuffed row beyond LMEM",
+     "emit_conv/conv_transpose.cpp"},
+    {"MatMul", Support::partial, "lower_matmul (mac.mm + vec.rq, B packed at compile time)",
+     "int8 A [M, K] activations times a constant int8 B [K, N], per-tensor or per-column weight scales",
+     "lower-matmul-zero-point: B's zero point is not 0, or A's varies by row; lower-matmul-per-row: per-row multipliers; lower-matmul-budget: a Kp x 16 tile of B beyond LMEM (K is not tiled yet); not lowered yet: B an activation, or the weight on the left (seed B12)",
+     "emit/matmul.cpp"},
+    {"Gemm", Support::partial, "lower_matmul with C as a per-column bias",
+     "alpha > 0, a constant B (for transB the caller passes B transposed), C of shape [N] with beta == alpha",
+     "lower-matmul-alpha: a negative alpha; lower-matmul-zero-point, lower-matmul-per-row, lower-matmul-budget: as MatMul; not lowered yet: transA, a 2-D C",
+     "emit/matmul.cpp"},
+    {"AveragePool", Support::partial, "lower_average_pool (vec.acc + vec.add32 per tap, vec.shl32 + vec.rq)",
+     "int8 NHWC, any kernel, strides, dilations, where every output position has the same count",
+     "lower-pool-count: a count that varies by position (padding with count_include_pad = 0, a ceil overhang): vec.rq has one multiplier per channel, not per pixel; lower-pool-range: an accumulator that could exceed int32; lower-pool-layout; lower-pool-budget",
+     "emit_pool/pool.cpp"},
+    {"MaxPool", Support::lowered, "lower_max_pool (vec.max over rows and taps, strided store)",
+     "int8 NHWC, any kernel, pads, strides, dilations, ceil_mode; equal or different output quantization",
+     "lower-pool-layout: shapes or pitches that do not chain; lower-pool-budget: rows beyond LMEM (rows are not split)",
+     "emit_pool/pool.cpp"},
+    {"GlobalAveragePool", Support::lowered, "lower_global_average_pool (vec.acc tiles, vec.add32 halving, vec.shl32 + vec.rq)",
+     "int8 NHWC, any size; the host's clamp emulated exactly when it can act",
+     "lower-pool-range: an accumulator that could exceed int32; lower-pool-layout; lower-pool-budget",
+     "emit_pool/pool.cpp"},
+    {"GlobalMaxPool", Support::lowered, "lower_global_max_pool (vec.max tiles, halving)",
+     "int8 NHWC, any size", "lower-pool-layout; lower-pool-budget", "emit_pool/pool.cpp"},
+    {"Resize", Support::not_yet, "", "", "not lowered yet: nearest as DMA pixel copies; linear and cubic as vec.mac with the op's per-pixel Q.11 weights", ""},
+    {"BatchNormalization", Support::not_yet, "", "", "not lowered yet: a per-channel affine (vec.acc + vec.rq with a per-channel table)", ""},
+    {"InstanceNormalization", Support::host, "", "", support_detail::row_stats, ""},
+    {"LayerNormalization", Support::host, "", "", support_detail::row_stats, ""},
+    {"Softmax", Support::host, "", "", support_detail::row_stats, ""},
+    {"Reshape", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"Flatten", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"Squeeze", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"Unsqueeze", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"Transpose", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"Expand", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"Slice", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"Concat", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"Pad", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"QuantizeLinear", Support::host, "", "", "host: its input is float32 (the vnpu has no floating-point unit)", ""},
+    {"DequantizeLinear", Support::host, "", "", "host: its output is float32 (the vnpu has no floating-point unit)", ""},
+    {"Requantize", Support::not_yet, "", "", "not lowered yet: lut.apply with the op's own table", ""},
+}};
+// clang-format on
+
+namespace support_detail {
+constexpr bool covers_registry() {
+    if (op_support.size() != ops::op_names.size()) return false;
+    for (const auto name : ops::op_names) {
+        int n = 0;
+        for (const auto& s : op_support) n += s.op == name;
+        if (n != 1) return false;
+    }
+    return true;
+}
+constexpr bool consistent() {
+    for (const auto& s : op_support)
+        if ((s.level == Support::host || s.level == Support::not_yet) != s.lowering.empty() ||
+            s.lowering.empty() != s.test.empty())
+            return false;
+    return true;
+}
+static_assert(covers_registry(), "emit::op_support must have exactly one entry per op of ops::all_ops");
+static_assert(consistent(), "host and not-yet entries name no lowering and no test; every other entry names both");
+}  // namespace support_detail
+
+/// The entry of op `name`, or nullptr.
+constexpr const OpSupport* find_support(std::string_view name) {
+    for (const auto& s : op_support)
+        if (s.op == name) return &s;
+    return nullptr;
+}
+
+/// docs/emit_support.md: a Markdown table of op_support, in registry order, with a count per level.
+inline std::string support_markdown() {
+    std::string s =
+        "# NPU emission support (generated)\n\n"
+        "Generated from `include/janus/emit/support.hpp` (`emit::support_markdown`); do not edit by hand.\n"
+        "`tests/emit_support` fails when this file is stale: regenerate it with\n"
+        "`JANUS_UPDATE_GOLDEN=1 ctest --test-dir build/<preset> -R '^emit_support$'`.\n\n"
+        "Levels: **lowered**, every int8 case lowers within the memory budgets; **partial**, some int8 cases lower,\n"
+        "the others are refused with the rule given or are not lowered yet; **not lowered yet**, no case lowers yet\n"
+        "(this is a gap, not a reason: the entry says how it would lower); **host**, the op runs on the host\n"
+        "reference, for the reason given. The float32 form of every op runs on the host: the vnpu has int8 storage,\n"
+        "int32 accumulators and no floating-point unit. Each lowered case is verified bit for bit against the host\n"
+        "reference on the simulator (no fault, no race) by the test named.\n\n";
+    std::array<int, 4> count{};
+    for (const auto& e : op_support) ++count[static_cast<std::size_t>(e.level)];
+    s += "| level | ops |\n|---|---:|\n";
+    for (const Support l : {Support::lowered, Support::partial, Support::not_yet, Support::host})
+        s += "| " + std::string(support_name(l)) + " | " + std::to_string(count[static_cast<std::size_t>(l)]) + " |\n";
+    s += "\n| op | level | lowering | lowered cases | refused or not lowered | verified by |\n";
+    s += "|---|---|---|---|---|---|\n";
+    const auto cell = [](std::string_view v) { return v.empty() ? std::string("-") : std::string(v); };
+    for (const auto name : ops::op_names) {
+        const OpSupport& e = *find_support(name);
+        std::string refused = cell(e.refused);
+        for (std::size_t at = refused.find("; "); at != std::string::npos; at = refused.find("; ", at))
+            refused.replace(at, 2, "<br>"), at += 4;
+        s += "| " + std::string(e.op) + " | " + std::string(support_name(e.level)) + " | " + cell(e.lowering) + " | " +
+             cell(e.cases) + " | " + refused + " | " + (e.test.empty() ? "-" : "`tests/" + std::string(e.test) + "`") +
+             " |\n";
+    }
+    return s;
+}
+
+}  // namespace janus::emit
