@@ -24,6 +24,7 @@
 // the order they are added (identical contents are stored once), so the same emission sequence gives the same
 // words, whatever was emitted before it or around it (a loop adds only its own LOOP word).
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -266,6 +267,13 @@ public:
     /// Append one instruction; it is encoded at once (operand ranges, alignment, events).
     /// Rules: known-instruction, and those of vnpu::encode.
     Status emit(std::string_view mnemonic, std::initializer_list<Operand> ops, Sync sync = {}) {
+        std::array<std::int64_t, vnpu::max_fields + 1> v{};
+        std::size_t k = 0;
+        for (const Operand& o : ops) v[std::min(k++, v.size() - 1)] = o.value;
+        return emit(mnemonic, std::span<const std::int64_t>(v.data(), std::min(k, v.size())), sync);
+    }
+    /// The same, with the operand values in a span.
+    Status emit(std::string_view mnemonic, std::span<const std::int64_t> ops, Sync sync = {}) {
         JANUS_CHECK(status());
         const std::string where = "instruction " + std::to_string(code_.size());
         vnpu::Instr in;
@@ -277,8 +285,7 @@ public:
             return fail(make_error(name_, where, "operand-count",
                                    std::string(mnemonic) + " takes " + std::to_string(in.info->n_fields) +
                                        " operands, got " + std::to_string(ops.size())));
-        std::size_t k = 0;
-        for (const Operand& o : ops) in.operands[k++] = o.value;
+        std::copy(ops.begin(), ops.end(), in.operands.begin());
         if (sync.wait) in.wait = sync.wait->index();
         if (sync.signal) in.signal = sync.signal->index();
         if (auto w = vnpu::encode(in, name_ + ":" + where); !w.ok()) return fail(w.error());
