@@ -2,15 +2,20 @@
 // of the input is that family's; each emits the kernel with emit/, runs it on the simulator and compares with the
 // host kernel of the same op (ops::call). One target for all families keeps the build and the CI run short.
 //
-//   byte 0 % 3 == 0  elementwise (emit/elementwise.hpp): byte 1 op (0..4 binary Add Sub Mul Min Max, 5.. unary Relu
+//   byte 0 % 5 == 0  elementwise (emit/elementwise.hpp): byte 1 op (0..4 binary Add Sub Mul Min Max, 5.. unary Relu
 //                    Sigmoid Tanh Abs Neg HardSwish Gelu), bytes 2..3 element count (1..4096), bytes 4..9 three
 //                    (scale, zero point) pairs, byte 10 tile (16 B steps; 0 = free LMEM), the rest seeds the data.
-//   byte 0 % 3 == 1  matmul (emit/matmul.hpp): bytes 1..3 M (1..64), K (1..320), N (1..200); byte 4 A's zero point;
+//   byte 0 % 5 == 1  matmul (emit/matmul.hpp): bytes 1..3 M (1..64), K (1..320), N (1..200); byte 4 A's zero point;
 //                    byte 5 per-column weight scales if odd; bytes 6..7 the A and output scale exponents; bytes 8..9 M
 //                    and N tile caps (0 = none); the rest seeds the data.
-//   byte 0 % 3 == 2  depthwise (emit/depthwise.hpp): bytes 1..5 C (1..48), H (1..12), W (1..20), kh, kw (1..5);
+//   byte 0 % 5 == 2  depthwise (emit/depthwise.hpp): bytes 1..5 C (1..48), H (1..12), W (1..20), kh, kw (1..5);
 //                    bytes 6..9 pads (below the kernel extent); byte 10 the input zero point; byte 11 bias if odd;
 //                    byte 12 the output scale exponent; the rest seeds the data.
+//   byte 0 % 5 == 3  conv (emit/conv.hpp lower_conv): bytes 1..10 C (1..40), H (1..10), W (1..12), Co (1..40), kh, kw
+//                    (1..4), sh, sw (1..3), dh, dw (1..2); byte 11 picks the groups among C's divisors (Co rounded up to
+//                    a multiple); bytes 12..15 pads (below the dilated kernel extent); byte 16 the input zero point;
+//                    byte 17 bias if odd; byte 18 the output scale exponent; the rest seeds the data.
+//   byte 0 % 5 == 4  ConvTranspose (lower_conv_transpose), the same bytes (W is [C, Co / G, kh, kw]).
 // Properties (a __builtin_trap() when broken): whenever the host kernel accepts the problem, the lowering succeeds,
 // the simulated run ends at HALT with no fault and no race, and the output equals the host's bytes.
 #include <array>
@@ -21,6 +26,7 @@
 #include <cstring>
 #include <vector>
 
+#include <janus/emit/conv.hpp>
 #include <janus/emit/depthwise.hpp>
 #include <janus/emit/elementwise.hpp>
 #include <janus/emit/matmul.hpp>
@@ -63,6 +69,34 @@ void verify(std::int64_t n, const std::vector<std::vector<std::int8_t>>& ins, co
     check(!r.fault, "no fault");
     check(r.races.empty(), "no race");
     check(std::memcmp(m.dram[3].data(), want.data(), want.size()) == 0, "bit-exact against the host kernel");
+}
+
+/// Run `lower` on a machine holding the NCHW image `img` as NHWC at x's pitch (padding channels hold 0x44), and
+/// compare y (NHWC at its pitch) with the host's NCHW `want`. `scratch`: bytes of DRAM region 1.
+template <class Lower>
+void verify_image(const std::vector<std::int8_t>& img, const emit::DramImage& x, const emit::DramImage& y,
+                  const std::vector<std::int8_t>& want, Lower&& lower, std::int64_t scratch = 0) {
+    emit::Builder b("fuzz");
+    check(lower(b).ok(), "lowering accepted what the host kernel accepted");
+    auto p = b.finish();
+    check(p.ok(), "finish");
+    vnpu::sim::Machine m;
+    m.dram[0] = p->weights;
+    m.dram[1].assign(static_cast<std::size_t>(scratch), 0x55);
+    m.dram[2].assign(static_cast<std::size_t>(x.h * x.w * x.cpitch), 0x44);
+    for (std::int64_t c = 0; c < x.c; ++c)
+        for (std::int64_t i = 0; i < x.h * x.w; ++i)
+            m.dram[2][static_cast<std::size_t>(i * x.cpitch + c)] =
+                static_cast<std::uint8_t>(img[static_cast<std::size_t>(c * x.h * x.w + i)]);
+    m.dram[3].resize(static_cast<std::size_t>(y.h * y.w * y.cpitch));
+    const auto r = vnpu::sim::run(p->code, m);
+    check(!r.fault, "no fault");
+    check(r.races.empty(), "no race");
+    for (std::int64_t c = 0; c < y.c; ++c)
+        for (std::int64_t i = 0; i < y.h * y.w; ++i)
+            check(static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * y.cpitch + c)]) ==
+                      want[static_cast<std::size_t>(c * y.h * y.w + i)],
+                  "bit-exact against the host kernel");
 }
 
 template <class Op, expr::BinOp Kind>
@@ -235,28 +269,90 @@ int run_depthwise(const std::uint8_t* data, std::size_t size) {
     if (!host.ok()) return 0;  // a problem the host refuses is not the lowering's
     const auto plan = ops::plan_conv_quant(ops::type_of(ins[0]), ops::type_of(ins[1]), out, C, false, "fuzz");
     check(plan.ok(), "plan");
-    emit::Builder b("fuzz");
     const emit::DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, C, Cp};
-    check(emit::lower_depthwise(b, *plan, X, w, kh, kw, pads, bias, Y).ok(), "lowering accepted");
-    auto p = b.finish();
-    check(p.ok(), "finish");
-    vnpu::sim::Machine m;
-    m.dram[0] = p->weights;
-    m.dram[2].assign(static_cast<std::size_t>(H * W * Cp), 0x44);
-    for (std::int64_t c = 0; c < C; ++c)
-        for (std::int64_t i = 0; i < H * W; ++i)
-            m.dram[2][static_cast<std::size_t>(i * Cp + c)] =
-                static_cast<std::uint8_t>(img[static_cast<std::size_t>(c * H * W + i)]);
-    m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cp));
-    const auto r = vnpu::sim::run(p->code, m);
-    check(!r.fault, "no fault");
-    check(r.races.empty(), "no race");
-    const auto want = host->to_vector<std::int8_t>();
-    for (std::int64_t c = 0; c < C; ++c)
-        for (std::int64_t i = 0; i < Ho * Wo; ++i)
-            check(static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * Cp + c)]) ==
-                      want[static_cast<std::size_t>(c * Ho * Wo + i)],
-                  "bit-exact against the host kernel");
+    verify_image(img, X, Y, host->to_vector<std::int8_t>(),
+                 [&](emit::Builder& b) { return emit::lower_depthwise(b, *plan, X, w, kh, kw, pads, bias, Y); });
+    return 0;
+}
+
+/// Divisors of n, ascending.
+std::vector<std::int64_t> divisors(std::int64_t n) {
+    std::vector<std::int64_t> d;
+    for (std::int64_t k = 1; k <= n; ++k)
+        if (n % k == 0) d.push_back(k);
+    return d;
+}
+
+int run_conv(const std::uint8_t* data, std::size_t size, bool transpose) {
+    using namespace janus;
+    const auto at = [&](std::size_t i) -> std::uint8_t { return i < size ? data[i] : 0; };
+    const std::int64_t C = at(0) % 40 + 1, H = at(1) % 10 + 1, W = at(2) % 12 + 1, Co0 = at(3) % 40 + 1,
+                       kh = at(4) % 4 + 1, kw = at(5) % 4 + 1, sh = at(6) % 3 + 1, sw = at(7) % 3 + 1,
+                       dh = at(8) % 2 + 1, dw = at(9) % 2 + 1;
+    // groups: a divisor of C; Co a multiple of it
+    const auto ds = divisors(C);
+    const std::int64_t G = ds[at(10) % ds.size()], Co = (Co0 + G - 1) / G * G;
+    const std::int64_t eh = dh * (kh - 1) + 1, ew = dw * (kw - 1) + 1;
+    const std::array<std::int64_t, 4> pads = {at(11) % eh, at(12) % ew, at(13) % eh, at(14) % ew};
+    std::uint32_t x = 2166136261u;
+    for (std::size_t i = 18; i < size; ++i) x = (x ^ data[i]) * 16777619u;
+    const auto next = [&] { return static_cast<std::int8_t>((x = x * 1103515245u + 12345u) >> 24); };
+    // Conv: W [Co, C / G, kh, kw]; ConvTranspose: W [C, Co / G, kh, kw], per-channel scales on axis 1
+    const Shape ws = transpose ? Shape{C, Co / G, kh, kw} : Shape{Co, C / G, kh, kw};
+    std::vector<std::int8_t> img(static_cast<std::size_t>(C * H * W)), w(static_cast<std::size_t>(element_count(ws)));
+    for (auto& v : img) v = next();
+    for (auto& v : w) v = next();
+    std::vector<std::int32_t> bias;
+    if (at(16) % 2)
+        for (std::int64_t c = 0; c < Co; ++c) bias.push_back(next() * 37);
+    std::vector<float> sc(static_cast<std::size_t>(ws[transpose ? 1 : 0]));
+    for (std::size_t c = 0; c < sc.size(); ++c) sc[c] = std::ldexp(1.0f + static_cast<float>(c % 8) / 8, -6);
+    const auto qx = numeric::make_quant(DType::i8, 0.03f, static_cast<std::int8_t>(at(15)));
+    const auto qw =
+        numeric::make_quant_per_axis(DType::i8, sc, std::vector<std::int32_t>(sc.size(), 0), transpose ? 1 : 0, ws);
+    const float sy = std::ldexp(1.0f, at(17) % 8 - 4) * std::sqrt(static_cast<float>(C / G * kh * kw));
+    const auto qy = numeric::make_quant(DType::i8, sy, 1);
+    if (!qx.ok() || !qw.ok() || !qy.ok()) return 0;
+    std::vector<Tensor> ins{Tensor::from<std::int8_t>(Shape{1, C, H, W}, img, *qx),
+                            Tensor::from<std::int8_t>(ws, w, *qw)};
+    if (!bias.empty()) ins.push_back(Tensor::from<std::int32_t>(Shape{Co}, bias));
+    const ops::TensorType types[2] = {ops::type_of(ins[0]), ops::type_of(ins[1])};
+    const std::int64_t Cp = (C + 15) / 16 * 16, Cop = (Co + 15) / 16 * 16;
+    const emit::DramImage X{2, 0, H, W, C, Cp};
+    if (!transpose) {
+        ops::Conv::Attrs a;
+        a.group = G, a.pads = {pads[0], pads[1], pads[2], pads[3]}, a.strides = {sh, sw}, a.dilations = {dh, dw};
+        const auto shape = ops::Conv::infer(types, a);
+        if (!shape.ok()) return 0;
+        const ops::TensorType out{DType::i8, shape->shape, *qy};
+        const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), a, out);
+        if (!host.ok()) return 0;  // a problem the host refuses is not the lowering's
+        const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, false, "fuzz");
+        check(plan.ok(), "plan");
+        const emit::DramImage Y{3, 0, out.shape[2], out.shape[3], Co, Cop};
+        const emit::ConvWindow k{kh, kw, sh, sw, dh, dw, pads, G};
+        verify_image(img, X, Y, host->to_vector<std::int8_t>(),
+                     [&](emit::Builder& b) { return emit::lower_conv(b, *plan, X, w, k, bias, Y); });
+    } else {
+        ops::ConvTranspose::Attrs a;
+        a.group = G, a.pads = {pads[0], pads[1], pads[2], pads[3]}, a.strides = {sh, sw}, a.dilations = {dh, dw};
+        const auto shape = ops::ConvTranspose::infer(types, a);
+        if (!shape.ok()) return 0;
+        const ops::TensorType out{DType::i8, shape->shape, *qy};
+        const auto host = ops::call<ops::ConvTranspose>(std::span<const Tensor>(ins), a, out);
+        if (!host.ok()) return 0;
+        const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, true, "fuzz");
+        check(plan.ok(), "plan");
+        const auto scratch = emit::conv_transpose_scratch(types[0], types[1], a, 1, 0);
+        check(scratch.ok(), "scratch");
+        const emit::DramImage Y{3, 0, out.shape[2], out.shape[3], Co, Cop};
+        verify_image(
+            img, X, Y, host->to_vector<std::int8_t>(),
+            [&](emit::Builder& b) {
+                return emit::lower_conv_transpose(b, *plan, types[0], ins[1], a, bias, X, *scratch, Y);
+            },
+            scratch->h * scratch->w * Cp);
+    }
     return 0;
 }
 
@@ -264,12 +360,16 @@ int run_depthwise(const std::uint8_t* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
-    switch (data[0] % 3) {
+    switch (data[0] % 5) {
         case 0:
             return run_elementwise(data + 1, size - 1);
         case 1:
             return run_matmul(data + 1, size - 1);
-        default:
+        case 2:
             return run_depthwise(data + 1, size - 1);
+        case 3:
+            return run_conv(data + 1, size - 1, false);
+        default:
+            return run_conv(data + 1, size - 1, true);
     }
 }

@@ -520,11 +520,27 @@ def seeds_emit_depthwise():
     return {name: bytes(v + [9, 8, 7]) for name, v in cases.items()}
 
 
+def seeds_emit_conv():
+    """emit_diff families 3 (Conv) and 4 (ConvTranspose): C, H, W, Co, kh, kw, sh, sw, dh, dw, group pick, four pads,
+    input zero point, bias flag, output scale exponent, data seed. 3x3 pad 1, stride 2 with C = 3, grouped, dilated,
+    a 1x1, asymmetric pads."""
+    cases = {
+        "k3_pad1": [15, 6, 7, 15, 2, 2, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 4],
+        "s2_c3": [2, 8, 8, 15, 2, 2, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0x80, 1, 3],
+        "grouped": [11, 4, 5, 23, 2, 1, 0, 1, 0, 0, 3, 1, 0, 0, 1, 0x7F, 1, 5],
+        "dilated": [7, 7, 9, 8, 2, 2, 0, 0, 1, 1, 0, 2, 2, 1, 0, 9, 0, 4],
+        "k1_s3": [39, 9, 10, 5, 0, 0, 2, 2, 0, 0, 1, 0, 0, 0, 0, 0xF0, 1, 2],
+    }
+    return {name: bytes(v + [4, 5, 6]) for name, v in cases.items()}
+
+
 def seeds_emit_diff():
-    """fuzz/emit_diff.cpp: a family byte (0 elementwise, 1 matmul, 2 depthwise), then that family's input."""
+    """fuzz/emit_diff.cpp: a family byte (0 elementwise, 1 matmul, 2 depthwise, 3 conv, 4 ConvTranspose), then that
+    family's input."""
     seeds = {}
     for prefix, family, gen in (("ew", 0, seeds_emit_elementwise), ("mm", 1, seeds_emit_matmul),
-                                ("dw", 2, seeds_emit_depthwise)):
+                                ("dw", 2, seeds_emit_depthwise), ("cv", 3, seeds_emit_conv),
+                                ("ct", 4, seeds_emit_conv)):
         for name, data in gen().items():
             seeds[f"{prefix}_{name}"] = bytes([family]) + data
     return seeds
