@@ -210,4 +210,156 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     return ok_status();
 }
 
+/// Seed B12, the weight on the LEFT: Y = W X for a constant int8 W [M, K] (symmetric, per-tensor or per-row scales)
+/// and int8 activations X [K, N] in DRAM (per-tensor zero point zx), from the op's own MatMulQuantPlan with W as A.
+/// The MAC array subtracts its zero point from A only, so the product is taken raw, sum_k W[m,k] X[k,n], and the
+/// zero point enters as a per-row constant: acc = raw - zx rowsum(W)[m], exactly the host's sum W (X - zx). Rows
+/// carry their own multiplier and constant, so VEC requantizes row by row, each with its own rq table (16 + 16 nt
+/// B; its nt entries are equal).
+/// Strategy: W packed at compile time into M tiles of mt x Kp rows (K zero padded: X's rows past K are multiplied
+/// by 0), each with its mt tables; N tiles of nt columns of X loaded as Kp x nt blocks (rows K of X's pitch); per
+/// step (M tile i, N tile j; M-major): DMA [W tile + tables when a new M tile starts] then the X block (signals
+/// L), mac.mm (waits L, signals M), mt vec.rq (the first waits M, the last signals V), one multi-row store (waits
+/// V). Sets are reused two steps later, ordered through the DMA queue as in lower_matmul.
+/// Refused: lower-matmul-zero-point (W's zero point is not 0, or X's varies by column), lower-matmul-per-column
+/// (per-column multipliers: the rows carry the scales here), lower-matmul-alpha, lower-matmul-layout,
+/// lower-matmul-budget.
+template <numeric::RoundingMode R = numeric::default_rounding>
+Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span<const std::int8_t> weights,
+                         std::int64_t M, std::int64_t K, const DramMatrix& x, const DramMatrix& y,
+                         const MatmulOptions& opt = {}) {
+    const std::string what = b.name() + ": matmul (weight on the left)";
+    const std::int64_t N = x.cols, Kp = round16(K), Np = round16(N);
+    const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
+    if (x.rows != K || y.rows != M || y.cols != N || static_cast<std::int64_t>(weights.size()) != M * K || M < 1 ||
+        K < 1 || N < 1 || x.pitch % 16 != 0 || x.pitch < Np || y.pitch % 16 != 0 || y.pitch < Np ||
+        x.offset % 16 != 0 || y.offset % 16 != 0 || plan.zp_b.size() != static_cast<std::size_t>(N))
+        return refuse("lower-matmul-layout",
+                      "W " + std::to_string(M) + "x" + std::to_string(K) + ", X " + std::to_string(x.rows) + "x" +
+                          std::to_string(x.cols) + " pitch " + std::to_string(x.pitch) + ", Y " +
+                          std::to_string(y.rows) + "x" + std::to_string(y.cols) + " pitch " + std::to_string(y.pitch) +
+                          ": shapes must chain, pitches and offsets be multiples of 16 and cover the rounded-up width");
+    if (plan.negate) return refuse("lower-matmul-alpha", "a negative alpha is not lowered");
+    if (plan.per_axis == ops::MatMulPerAxis::columns && plan.multipliers.size() > 1)
+        return refuse("lower-matmul-per-column",
+                      "per-column multipliers: with the weight on the left, rows carry them");
+    for (const auto z : plan.zp_a)
+        if (z != 0)
+            return refuse("lower-matmul-zero-point",
+                          "W has a non-zero zero point (" + std::to_string(z) + "): the raw product needs W - 0");
+    for (const auto z : plan.zp_b)
+        if (z != plan.zp_b[0]) return refuse("lower-matmul-zero-point", "X's zero point varies by column");
+    const std::int64_t zx = plan.zp_b[0];
+
+    auto txn = b.transaction();
+    auto scope = b.scope("matmul left");
+    const std::int64_t free = b.largest_free(Mem::lmem);
+    // N tiles: as wide as 64 columns (one rq per row and tile: wider tiles mean fewer VEC instructions, but the rq
+    // tables grow with nt); M tiles: the tallest that fits
+    const std::int64_t nt = std::min(Np, opt.max_n_tile > 0 ? round16(opt.max_n_tile) : std::int64_t{64});
+    const std::int64_t table = 16 + 16 * nt;
+    const auto fits = [&](std::int64_t m) {
+        return 2 * m * (Kp + table) + 2 * Kp * nt + 2 * m * nt <= free &&
+               2 * m * nt * 4 <= static_cast<std::int64_t>(vnpu::sim::acc_size);
+    };
+    std::int64_t mt = std::min<std::int64_t>({M, 1024, opt.max_m_tile > 0 ? opt.max_m_tile : M});
+    while (mt > 1 && !fits(mt)) --mt;
+    if (!fits(mt))
+        return refuse("lower-matmul-budget", "a row of W (" + std::to_string(Kp) + " B) with its table and a " +
+                                                 std::to_string(Kp) + " x " + std::to_string(nt) +
+                                                 " block of X do not fit the " + std::to_string(free) +
+                                                 " B of free LMEM (K is not tiled yet)");
+    const std::int64_t mtiles = (M + mt - 1) / mt, ntiles = (Np + nt - 1) / nt, steps = mtiles * ntiles;
+    b.note(what + ": " + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N) + " as " +
+           std::to_string(mtiles) + " M tile(s) of " + std::to_string(mt) + " x " + std::to_string(ntiles) +
+           " N tile(s) of " + std::to_string(nt) + "; X's zero point as a per-row constant, one vec.rq per row");
+
+    // ---- constants: per M tile, the packed rows of W and then their tables
+    std::vector<std::uint32_t> w_at;
+    for (std::int64_t i = 0; i < mtiles; ++i) {
+        std::vector<std::uint8_t> tile(static_cast<std::size_t>(mt * (Kp + table)), 0);
+        std::vector<std::uint8_t> tables;
+        for (std::int64_t r = 0; r < mt; ++r) {
+            const std::int64_t m = std::min(i * mt + r, M - 1);  // rows past M repeat the last (never stored)
+            std::int64_t rowsum = 0;
+            for (std::int64_t k = 0; k < K; ++k) {
+                const std::int8_t v = weights[static_cast<std::size_t>(m * K + k)];
+                tile[static_cast<std::size_t>(r * Kp + k)] = static_cast<std::uint8_t>(v);
+                rowsum += v;
+            }
+            const auto bias = static_cast<std::int32_t>(-zx * rowsum);  // |zx rowsum| <= 128 * 128 K
+            const auto mult = plan.multipliers[plan.multipliers.size() == 1 ? 0 : static_cast<std::size_t>(m)];
+            append_rq_table<R>(
+                tables, plan.zp_y, -128, 127, nt, [&](std::int64_t) { return bias; },
+                [&](std::int64_t) { return mult; });
+        }
+        std::copy(tables.begin(), tables.end(), tile.begin() + mt * Kp);
+        w_at.push_back(b.constant(tile));
+    }
+
+    // ---- buffers, registers, events
+    std::array<Buffer, 2> wb, xb, ob, ab;
+    for (std::size_t s = 0; s < 2; ++s) {
+        JANUS_TRY(Buffer w1, b.alloc(Mem::lmem, static_cast<std::uint32_t>(mt * (Kp + table)),
+                                     "matmul W set " + std::to_string(s)));
+        JANUS_TRY(Buffer x1,
+                  b.alloc(Mem::lmem, static_cast<std::uint32_t>(Kp * nt), "matmul X set " + std::to_string(s)));
+        JANUS_TRY(Buffer o1,
+                  b.alloc(Mem::lmem, static_cast<std::uint32_t>(mt * nt), "matmul out set " + std::to_string(s)));
+        JANUS_TRY(Buffer a1,
+                  b.alloc(Mem::acc, static_cast<std::uint32_t>(mt * nt * 4), "matmul ACC set " + std::to_string(s)));
+        wb[s] = std::move(w1), xb[s] = std::move(x1), ob[s] = std::move(o1), ab[s] = std::move(a1);
+    }
+    JANUS_TRY(Reg r1, b.reg("matmul address 1"));
+    JANUS_TRY(Reg r2, b.reg("matmul address 2"));
+    JANUS_TRY(Reg r3, b.reg("matmul address 3"));
+    std::array<Event, 2> la, mm, vv;
+    for (std::size_t s = 0; s < 2; ++s) {
+        JANUS_TRY(Event e1, b.event("matmul X loaded " + std::to_string(s)));
+        JANUS_TRY(Event e2, b.event("matmul product " + std::to_string(s)));
+        JANUS_TRY(Event e3, b.event("matmul requantized " + std::to_string(s)));
+        la[s] = std::move(e1), mm[s] = std::move(e2), vv[s] = std::move(e3);
+    }
+    const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
+    const auto rows_of = [&](std::int64_t i) { return std::min(mt, M - i * mt); };
+    const auto load_step = [&](std::int64_t step) -> Status {
+        const std::int64_t i = step / ntiles, j = step % ntiles;
+        const auto s = static_cast<std::size_t>(step % 2);
+        if (j == 0) {  // a new M tile: its rows of W and their tables, one transfer
+            JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+            JANUS_CHECK(li(r1, wb[static_cast<std::size_t>(i % 2)].address()));
+            JANUS_CHECK(li(r2, w_at[static_cast<std::size_t>(i)]));
+            JANUS_CHECK(b.emit("dma.load", {r1, 0, r2, mt * (Kp + table)}));
+        }
+        JANUS_CHECK(b.emit("dma.cfg", {K, x.pitch, nt}));
+        JANUS_CHECK(li(r1, xb[s].address()));
+        JANUS_CHECK(li(r2, static_cast<std::int64_t>(x.offset) + j * nt));
+        return b.emit("dma.load", {r1, x.region, r2, std::min(nt, Np - j * nt)}, Sync{nullptr, &la[s]});
+    };
+    JANUS_CHECK(load_step(0));
+    for (std::int64_t step = 0; step < steps; ++step) {
+        const std::int64_t i = step / ntiles, j = step % ntiles, rows = rows_of(i);
+        const auto s = static_cast<std::size_t>(step % 2), ws = static_cast<std::size_t>(i % 2);
+        if (step + 1 < steps) JANUS_CHECK(load_step(step + 1));
+        JANUS_CHECK(b.emit("mac.cfg", {rows, Kp, nt, Kp}));
+        JANUS_CHECK(li(r1, ab[s].address()));
+        JANUS_CHECK(li(r2, wb[ws].address()));
+        JANUS_CHECK(li(r3, xb[s].address()));
+        JANUS_CHECK(b.emit("mac.mm", {r1, r2, r3, 0}, Sync{&la[s], &mm[s]}));
+        for (std::int64_t r = 0; r < rows; ++r) {
+            JANUS_CHECK(li(r1, ob[s].address() + r * nt));
+            JANUS_CHECK(li(r2, ab[s].address() + r * nt * 4));
+            JANUS_CHECK(li(r3, wb[ws].address() + mt * Kp + r * table));
+            JANUS_CHECK(b.emit("vec.rq", {r1, r2, r3, nt, 1},
+                               Sync{r == 0 ? &mm[s] : nullptr, r + 1 == rows ? &vv[s] : nullptr}));
+        }
+        JANUS_CHECK(b.emit("dma.cfg", {rows, nt, y.pitch}));
+        JANUS_CHECK(li(r1, ob[s].address()));
+        JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + i * mt * y.pitch + j * nt));
+        JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, std::min(nt, Np - j * nt)}, Sync{&vv[s], nullptr}));
+    }
+    txn.commit();
+    return ok_status();
+}
+
 }  // namespace janus::emit
