@@ -52,7 +52,8 @@ inline constexpr std::string_view unary_test = "emit/elementwise.cpp";
 inline constexpr std::string_view row_stats =
     "per-row statistics scale every element by a runtime value (a reciprocal or 1/sqrt computed from the row): the "
     "vnpu has no divide, its scalar unit cannot read LMEM, and vec.rq takes its multipliers from tables";
-inline constexpr std::string_view movement_later = "not lowered yet: DMA copies with strides (issue 5)";
+inline constexpr std::string_view move_test_a = "emit_movement/pad_transpose_reshape.cpp";
+inline constexpr std::string_view move_test_b = "emit_movement/slice_concat.cpp";
 }  // namespace support_detail
 
 // clang-format off
@@ -89,9 +90,9 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "int8 NHWC, any kernel, strides, dilations, pads, output_padding, groups; per-channel weight scales on axis 1, bias",
      "lower-conv-zero-point: a weight zero point is not 0; lower-conv-layout: a scratch image of the wrong size; lower-conv-budget: a stuffed row beyond LMEM",
      "emit_conv/conv_transpose.cpp"},
-    {"MatMul", Support::partial, "lower_matmul (mac.mm + vec.rq, B packed at compile time)",
-     "int8 A [M, K] activations times a constant int8 B [K, N], per-tensor or per-column weight scales",
-     "lower-matmul-zero-point: B's zero point is not 0, or A's varies by row; lower-matmul-per-row: per-row multipliers; lower-matmul-budget: a Kp x 16 tile of B beyond LMEM (K is not tiled yet); not lowered yet: B an activation, or the weight on the left (seed B12)",
+    {"MatMul", Support::partial, "lower_matmul (mac.mm + vec.rq, B packed at compile time); lower_matmul_left (the weight on the left, seed B12)",
+     "int8 activations times a constant int8 weight on either side: A [M, K] x B [K, N] with per-tensor or per-column scales, or W [M, K] x X [K, N] with per-tensor or per-row scales",
+     "lower-matmul-zero-point: the weight's zero point is not 0, or the activation's varies by row (column); lower-matmul-per-row, lower-matmul-per-column: multipliers along the activation's axis; lower-matmul-budget: a Kp x 16 tile beyond LMEM (K is not tiled yet); not lowered yet: two activation operands",
      "emit/matmul.cpp"},
     {"Gemm", Support::partial, "lower_matmul with C as a per-column bias",
      "alpha > 0, a constant B (for transB the caller passes B transposed), C of shape [N] with beta == alpha",
@@ -116,18 +117,21 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
     {"InstanceNormalization", Support::host, "", "", support_detail::row_stats, ""},
     {"LayerNormalization", Support::host, "", "", support_detail::row_stats, ""},
     {"Softmax", Support::host, "", "", support_detail::row_stats, ""},
-    {"Reshape", Support::not_yet, "", "", support_detail::movement_later, ""},
-    {"Flatten", Support::not_yet, "", "", support_detail::movement_later, ""},
-    {"Squeeze", Support::not_yet, "", "", support_detail::movement_later, ""},
-    {"Unsqueeze", Support::not_yet, "", "", support_detail::movement_later, ""},
-    {"Transpose", Support::not_yet, "", "", support_detail::movement_later, ""},
-    {"Expand", Support::not_yet, "", "", support_detail::movement_later, ""},
-    {"Slice", Support::not_yet, "", "", support_detail::movement_later, ""},
-    {"Concat", Support::not_yet, "", "", support_detail::movement_later, ""},
-    {"Pad", Support::not_yet, "", "", support_detail::movement_later, ""},
+    {"Reshape", Support::partial, "lower_reshape (no code for a view of the same bytes; else DMA repacking rows)", "int8 DramArray, any shape the op infers; rows kept, merged or split at multiples of 16; a different output quantization via lut.apply", "lower-reshape-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-reshape-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-reshape-layout: malformed or overlapping descriptors; lower-reshape-budget: no LMEM for the staging buffer", support_detail::move_test_a},
+    {"Flatten", Support::partial, "lower_flatten (as Reshape)", "as Reshape", "lower-flatten-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-flatten-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-flatten-layout: malformed or overlapping descriptors; lower-flatten-budget: no LMEM for the staging buffer", support_detail::move_test_a},
+    {"Squeeze", Support::partial, "lower_squeeze (as Reshape)", "as Reshape", "lower-squeeze-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-squeeze-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-squeeze-layout: malformed or overlapping descriptors; lower-squeeze-budget: no LMEM for the staging buffer", support_detail::move_test_a},
+    {"Unsqueeze", Support::partial, "lower_unsqueeze (as Reshape)", "as Reshape", "lower-unsqueeze-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-unsqueeze-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-unsqueeze-layout: malformed or overlapping descriptors; lower-unsqueeze-budget: no LMEM for the staging buffer", support_detail::move_test_a},
+    {"Transpose", Support::partial, "lower_transpose (multi-row DMA with strides)", "any permutation of the outer axes", "lower-transpose-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-transpose-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-transpose-layout: malformed or overlapping descriptors; lower-transpose-budget: no LMEM for the staging buffer", support_detail::move_test_a},
+    {"Expand", Support::partial, "lower_expand (stride-0 source rows; no constant is materialized, seed A7)", "broadcast of outer axes", "lower-expand-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-expand-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-expand-layout: malformed or overlapping descriptors; lower-expand-budget: no LMEM for the staging buffer", support_detail::move_test_a},
+    {"Slice", Support::partial, "lower_slice (multi-row DMA)", "outer axes with any steps, negative axes, ONNX clamping; the innermost axis with step 1 from a multiple of 16", "lower-slice-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-slice-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-slice-layout: malformed or overlapping descriptors; lower-slice-budget: no LMEM for the staging buffer", support_detail::move_test_b},
+    {"Concat", Support::partial, "lower_concat (DMA rows; a lut.apply per input whose quantization differs)", "outer axes; the innermost axis at offsets that are multiples of 16", "lower-concat-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-concat-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-concat-layout: malformed or overlapping descriptors; lower-concat-budget: no LMEM for the staging buffer", support_detail::move_test_b},
+    {"Pad", Support::partial, "lower_pad (DMA rows; constant fill from Pad::fill_values; edge and reflect copy rows)", "constant mode on any axis at multiples of 16 on the innermost; edge and reflect on outer axes", "lower-pad-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-pad-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-pad-layout: malformed or overlapping descriptors; lower-pad-budget: no LMEM for the staging buffer", support_detail::move_test_a},
     {"QuantizeLinear", Support::host, "", "", "host: its input is float32 (the vnpu has no floating-point unit)", ""},
     {"DequantizeLinear", Support::host, "", "", "host: its output is float32 (the vnpu has no floating-point unit)", ""},
-    {"Requantize", Support::not_yet, "", "", "not lowered yet: lut.apply with the op's own table", ""},
+    {"Requantize", Support::partial, "lower_requantize (lut.apply with a table from the host's own ops::materialize)",
+     "int8 -> int8 per-tensor, any shape and pitch; equal parameters are a bit copy",
+     "lower-requantize-per-axis: per-axis parameters (one 256-entry table covers a 16-B aligned range, a channel is not one); lower-requantize-type: a uint8 output; lower-requantize-layout: malformed descriptors",
+     support_detail::move_test_b},
 }};
 // clang-format on
 
