@@ -8,6 +8,7 @@
 //              FC 1024 -> 1000 (M = 1) and the 1x1 conv 56x56x64 -> 64 as a matmul (M = 3136)
 //   Depthwise/H/C  3x3 depthwise conv, pad 1, on VEC (vec.mac per tap, vec.rq per row): the MAC array is idle, so the
 //              bound is VEC's: (9 + 1) H H C / 16 cycles (it exceeds the DMA's 2 H H C / 16 and MACs / 256)
+//   MatmulLeft/M/K/N  the weight on the left (seed B12), W [M, K] x X [K, N]: a channels-first 1x1 conv
 //   Conv/H/C/Co/k/s  kxk conv, pad k/2, stride s, on the MAC array (implicit im2col: one mac.mm per tap over an
 //              M tile of output rows): MACs = Ho Wo Co C k k; bytes = H W Cp + Ho Wo Cop + k k C Co
 // Sizes are MobileNet-like: 28x28x32, 56x56x24 (the V2 residual adds), 112x112x32.
@@ -150,6 +151,29 @@ BENCHMARK(Conv)
     ->Args({14, 256, 256, 3, 1})
     ->Args({224, 3, 32, 3, 2})
     ->Unit(benchmark::kMicrosecond);
+
+/// Y = W X, the weight on the left (seed B12): W [M, K] per-row scales, X [K, N] activations (a channels-first 1x1
+/// conv: M = Cout, K = Cin, N = H W).
+void MatmulLeft(benchmark::State& state) {
+    const std::int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+    const std::int64_t Np = emit::round16(N);
+    std::vector<float> scales(static_cast<std::size_t>(M));
+    for (std::size_t i = 0; i < scales.size(); ++i) scales[i] = 0.01f + 0.0001f * static_cast<float>(i % 37);
+    const ops::TensorType types[2] = {
+        {DType::i8, Shape{M, K},
+         numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 0, Shape{M, K})
+             .value()},
+        {DType::i8, Shape{K, N}, q8(0.05f, 3)}};
+    const auto plan = ops::MatMul::plan(types, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}).value();
+    std::vector<std::int8_t> w(static_cast<std::size_t>(M * K), 5);
+    const double bound =
+        std::max(static_cast<double>(M * K * N) / 256, static_cast<double>(M * K + K * N + M * N) / 16);
+    auto m = machine(K * Np, M * Np);
+    run_kernel(state, m, bound, [&](emit::Builder& b) {
+        return emit::lower_matmul_left(b, plan, w, M, K, {2, 0, K, N, Np}, {3, 0, M, N, Np});
+    });
+}
+BENCHMARK(MatmulLeft)->Args({128, 128, 784})->Args({64, 64, 3136})->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(Matmul)
     ->Args({1, 1024, 1000})

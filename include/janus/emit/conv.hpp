@@ -20,7 +20,8 @@
 //     Grouped convolutions are thus block diagonal: the groups' weights and per-channel multipliers stay together
 //     with their output channels (seed B1), at the cost of MACs on zeros (logged). Padded input channels meet zero
 //     rows of B, whatever x holds there.
-//   - Per step (N tile j, M tile i; N-major; double buffered as emit/matmul.hpp):
+//   - Per step (N tile j, M tile i; N-major; double buffered as emit/matmul.hpp; step s+1's DMA and MAC work is
+//     dispatched before step s's VEC and store work, so that SEQ's stalls on full queues do not idle the MAC):
 //         DMA  [B tile j+1 when the next step starts a new N tile], zero-point rows, the band   (signals L)
 //         MAC  mac.cfg m, Cp, nt, sw Cp; mac.mm for tap 0, mac.mma for the others        (waits L, signals M)
 //         VEC  vec.rq over m rows of nt channels with tile j's table                    (waits M, signals V)
@@ -292,11 +293,10 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         }
         return ok_status();
     };
-    JANUS_CHECK(load_step(0));
-    for (std::int64_t step = 0; step < steps; ++step) {
-        const std::int64_t j = step / mtiles, i = step % mtiles, rows = rows_of(i), m = m_of(rows);
+    // MAC work of a step: every tap into ACC set s (signals M on the last tap)
+    const auto mac_step = [&](std::int64_t step) -> Status {
+        const std::int64_t j = step / mtiles, m = m_of(rows_of(step % mtiles));
         const auto s = static_cast<std::size_t>(step % 2);
-        if (step + 1 < steps) JANUS_CHECK(load_step(step + 1));
         JANUS_CHECK(b.emit("mac.cfg", {m, Cp, nt, k.sw * Cp}));
         JANUS_CHECK(li(r3, acc[s].address()));
         for (std::int64_t t = 0; t < taps; ++t) {
@@ -307,8 +307,15 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
             JANUS_CHECK(b.emit(t == 0 ? "mac.mm" : "mac.mma", {r3, r1, r2, plan.zp_x},
                                Sync{t == 0 ? &loaded[s] : nullptr, t + 1 == taps ? &product[s] : nullptr}));
         }
+        return ok_status();
+    };
+    // VEC and DMA work of a step: requantize, then one store per output row
+    const auto out_step = [&](std::int64_t step) -> Status {
+        const std::int64_t j = step / mtiles, i = step % mtiles, rows = rows_of(i), m = m_of(rows);
+        const auto s = static_cast<std::size_t>(step % 2);
         JANUS_CHECK(li(r1, out[s].address()));
         JANUS_CHECK(li(r2, tab.address() + t_at[static_cast<std::size_t>(j)]));
+        JANUS_CHECK(li(r3, acc[s].address()));
         JANUS_CHECK(b.emit("vec.rq", {r1, r3, r2, nt, m}, Sync{&product[s], &done[s]}));
         const std::int64_t width = std::min(nt, Np - j * nt);
         JANUS_CHECK(b.emit("dma.cfg", {Wo, nt, y.cpitch}));
@@ -317,6 +324,18 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
             JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + (i * rows_per_tile + r) * Wo * y.cpitch + j * nt));
             JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, width}, Sync{r == 0 ? &done[s] : nullptr, nullptr}));
         }
+        return ok_status();
+    };
+    // Software pipelined: step s+1's loads and MACs are dispatched before step s's requantization and stores, so
+    // SEQ, stalled on a full VEC or DMA queue (depth 8) by step s, does not hold back the MAC array.
+    JANUS_CHECK(load_step(0));
+    JANUS_CHECK(mac_step(0));
+    for (std::int64_t step = 0; step < steps; ++step) {
+        if (step + 1 < steps) {
+            JANUS_CHECK(load_step(step + 1));
+            JANUS_CHECK(mac_step(step + 1));
+        }
+        JANUS_CHECK(out_step(step));
     }
     txn.commit();
     return ok_status();

@@ -214,13 +214,14 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
 /// and int8 activations X [K, N] in DRAM (per-tensor zero point zx), from the op's own MatMulQuantPlan with W as A.
 /// The MAC array subtracts its zero point from A only, so the product is taken raw, sum_k W[m,k] X[k,n], and the
 /// zero point enters as a per-row constant: acc = raw - zx rowsum(W)[m], exactly the host's sum W (X - zx). Rows
-/// carry their own multiplier and constant, so VEC requantizes row by row, each with its own rq table (16 + 16 nt
-/// B; its nt entries are equal).
+/// carry their own multiplier and constant, so VEC requantizes row by row, each with its own rq table of 16 equal
+/// entries (272 B), the row's nt values seen as nt / 16 rows of 16 channels.
 /// Strategy: W packed at compile time into M tiles of mt x Kp rows (K zero padded: X's rows past K are multiplied
 /// by 0), each with its mt tables; N tiles of nt columns of X loaded as Kp x nt blocks (rows K of X's pitch); per
 /// step (M tile i, N tile j; M-major): DMA [W tile + tables when a new M tile starts] then the X block (signals
 /// L), mac.mm (waits L, signals M), mt vec.rq (the first waits M, the last signals V), one multi-row store (waits
-/// V). Sets are reused two steps later, ordered through the DMA queue as in lower_matmul.
+/// V); step s+1's DMA and MAC work is dispatched before step s's VEC and store work. Sets are reused two steps
+/// later, ordered through the DMA queue as in lower_matmul.
 /// Refused: lower-matmul-zero-point (W's zero point is not 0, or X's varies by column), lower-matmul-per-column
 /// (per-column multipliers: the rows carry the scales here), lower-matmul-alpha, lower-matmul-layout,
 /// lower-matmul-budget.
@@ -254,21 +255,29 @@ Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span
     auto txn = b.transaction();
     auto scope = b.scope("matmul left");
     const std::int64_t free = b.largest_free(Mem::lmem);
-    // N tiles: as wide as 64 columns (one rq per row and tile: wider tiles mean fewer VEC instructions, but the rq
-    // tables grow with nt); M tiles: the tallest that fits
-    const std::int64_t nt = std::min(Np, opt.max_n_tile > 0 ? round16(opt.max_n_tile) : std::int64_t{64});
-    const std::int64_t table = 16 + 16 * nt;
-    const auto fits = [&](std::int64_t m) {
-        return 2 * m * (Kp + table) + 2 * Kp * nt + 2 * m * nt <= free &&
-               2 * m * nt * 4 <= static_cast<std::int64_t>(vnpu::sim::acc_size);
+    // N tiles: as wide as 128 columns (one vec.rq per row and N tile); M tiles: the tallest that fits
+    const std::int64_t table = 16 + 16 * 16;  // a row's table: 16 equal entries; vec.rq sees the row as nt / 16 rows
+    const auto fits = [&](std::int64_t t, std::int64_t m) {
+        return 2 * m * (Kp + table) + 2 * Kp * t + 2 * m * t <= free &&
+               2 * m * t * 4 <= static_cast<std::int64_t>(vnpu::sim::acc_size);
     };
-    std::int64_t mt = std::min<std::int64_t>({M, 1024, opt.max_m_tile > 0 ? opt.max_m_tile : M});
-    while (mt > 1 && !fits(mt)) --mt;
-    if (!fits(mt))
+    // The tile shape: for every N tile width up to 128 columns, the tallest M tile that fits; the one with the
+    // fewest modelled MAC cycles ((16 + m) cycles per 16 x 16 block, N padded to whole tiles) wins.
+    const std::int64_t n_cap = std::min(Np, opt.max_n_tile > 0 ? round16(opt.max_n_tile) : std::int64_t{128});
+    std::int64_t nt = 0, mt = 0;
+    double best = 0;
+    for (std::int64_t t = n_cap; t >= 16; t -= 16) {
+        std::int64_t m = std::min<std::int64_t>({M, 1024, opt.max_m_tile > 0 ? opt.max_m_tile : M});
+        while (m > 1 && !fits(t, m)) --m;
+        if (!fits(t, m)) continue;
+        const double cycles = static_cast<double>((M + m - 1) / m) * static_cast<double>((Np + t - 1) / t) *
+                              (static_cast<double>(Kp / 16 * t / 16 * (16 + m)) + 8);
+        if (nt == 0 || cycles < best) nt = t, mt = m, best = cycles;
+    }
+    if (nt == 0)
         return refuse("lower-matmul-budget", "a row of W (" + std::to_string(Kp) + " B) with its table and a " +
-                                                 std::to_string(Kp) + " x " + std::to_string(nt) +
-                                                 " block of X do not fit the " + std::to_string(free) +
-                                                 " B of free LMEM (K is not tiled yet)");
+                                                 std::to_string(Kp) + " x 16 block of X do not fit the " +
+                                                 std::to_string(free) + " B of free LMEM (K is not tiled yet)");
     const std::int64_t mtiles = (M + mt - 1) / mt, ntiles = (Np + nt - 1) / nt, steps = mtiles * ntiles;
     b.note(what + ": " + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N) + " as " +
            std::to_string(mtiles) + " M tile(s) of " + std::to_string(mt) + " x " + std::to_string(ntiles) +
@@ -290,7 +299,7 @@ Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span
             const auto bias = static_cast<std::int32_t>(-zx * rowsum);  // |zx rowsum| <= 128 * 128 K
             const auto mult = plan.multipliers[plan.multipliers.size() == 1 ? 0 : static_cast<std::size_t>(m)];
             append_rq_table<R>(
-                tables, plan.zp_y, -128, 127, nt, [&](std::int64_t) { return bias; },
+                tables, plan.zp_y, -128, 127, 16, [&](std::int64_t) { return bias; },
                 [&](std::int64_t) { return mult; });
         }
         std::copy(tables.begin(), tables.end(), tile.begin() + mt * Kp);
@@ -336,27 +345,40 @@ Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span
         JANUS_CHECK(li(r2, static_cast<std::int64_t>(x.offset) + j * nt));
         return b.emit("dma.load", {r1, x.region, r2, std::min(nt, Np - j * nt)}, Sync{nullptr, &la[s]});
     };
-    JANUS_CHECK(load_step(0));
-    for (std::int64_t step = 0; step < steps; ++step) {
-        const std::int64_t i = step / ntiles, j = step % ntiles, rows = rows_of(i);
+    const auto mac_step = [&](std::int64_t step) -> Status {
+        const std::int64_t i = step / ntiles;
         const auto s = static_cast<std::size_t>(step % 2), ws = static_cast<std::size_t>(i % 2);
-        if (step + 1 < steps) JANUS_CHECK(load_step(step + 1));
-        JANUS_CHECK(b.emit("mac.cfg", {rows, Kp, nt, Kp}));
+        JANUS_CHECK(b.emit("mac.cfg", {rows_of(i), Kp, nt, Kp}));
         JANUS_CHECK(li(r1, ab[s].address()));
         JANUS_CHECK(li(r2, wb[ws].address()));
         JANUS_CHECK(li(r3, xb[s].address()));
-        JANUS_CHECK(b.emit("mac.mm", {r1, r2, r3, 0}, Sync{&la[s], &mm[s]}));
+        return b.emit("mac.mm", {r1, r2, r3, 0}, Sync{&la[s], &mm[s]});
+    };
+    const auto out_step = [&](std::int64_t step) -> Status {
+        const std::int64_t i = step / ntiles, j = step % ntiles, rows = rows_of(i);
+        const auto s = static_cast<std::size_t>(step % 2), ws = static_cast<std::size_t>(i % 2);
         for (std::int64_t r = 0; r < rows; ++r) {
             JANUS_CHECK(li(r1, ob[s].address() + r * nt));
             JANUS_CHECK(li(r2, ab[s].address() + r * nt * 4));
             JANUS_CHECK(li(r3, wb[ws].address() + mt * Kp + r * table));
-            JANUS_CHECK(b.emit("vec.rq", {r1, r2, r3, nt, 1},
+            JANUS_CHECK(b.emit("vec.rq", {r1, r2, r3, 16, nt / 16},
                                Sync{r == 0 ? &mm[s] : nullptr, r + 1 == rows ? &vv[s] : nullptr}));
         }
         JANUS_CHECK(b.emit("dma.cfg", {rows, nt, y.pitch}));
         JANUS_CHECK(li(r1, ob[s].address()));
         JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + i * mt * y.pitch + j * nt));
-        JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, std::min(nt, Np - j * nt)}, Sync{&vv[s], nullptr}));
+        return b.emit("dma.store", {y.region, r2, r1, std::min(nt, Np - j * nt)}, Sync{&vv[s], nullptr});
+    };
+    // Software pipelined: step s+1's loads and product are dispatched before step s's mt vec.rq, which fill VEC's
+    // queue (depth 8) and stall SEQ until the product of step s is requantized.
+    JANUS_CHECK(load_step(0));
+    JANUS_CHECK(mac_step(0));
+    for (std::int64_t step = 0; step < steps; ++step) {
+        if (step + 1 < steps) {
+            JANUS_CHECK(load_step(step + 1));
+            JANUS_CHECK(mac_step(step + 1));
+        }
+        JANUS_CHECK(out_step(step));
     }
     txn.commit();
     return ok_status();

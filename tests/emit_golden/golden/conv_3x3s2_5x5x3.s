@@ -8,7 +8,7 @@
 ;   conv_3x3s2_5x5x3: conv: 3x3x16 from 5x5x3, 9 taps as 1 M tile(s) of 3 rows (11 MAC rows, 1 computed and dropped per row) x 1 N tile(s) of 16; modelled 1002 cycles
 ;   conv_3x3s2_5x5x3: conv: stride 2 over rows: the band is stored as 2 phase planes
 ;
-; code: 75 instructions
+; code: 76 instructions
 li r1, 0
 li r2, 2304
 dma.cfg 1, 0, 0
@@ -72,6 +72,7 @@ li r2, 2320
 mac.mma r3, r1, r2, 5 signal(e1)
 li r1, 3472
 li r2, 0
+li r3, 524288
 vec.rq r1, r3, r2, 16, 11 wait(e1) signal(e2)
 dma.cfg 3, 16, 16
 li r1, 3472
