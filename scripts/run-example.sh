@@ -8,9 +8,11 @@ export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
 bash scripts/bootstrap.sh
 cmake --preset gcc-release >/dev/null
 cmake --build --preset gcc-release --target janus_example_quickstart janus_example_tiny_cnn \
-    janus_example_npu_elementwise
+    janus_example_npu_elementwise janus_example_npu_convnet
 ./build/gcc-release/janus_example_quickstart
 echo
 ./build/gcc-release/janus_example_tiny_cnn
 echo
 ./build/gcc-release/janus_example_npu_elementwise
+echo
+./build/gcc-release/janus_example_npu_convnet
