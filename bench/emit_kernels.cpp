@@ -9,6 +9,8 @@
 //   Depthwise/H/C  3x3 depthwise conv, pad 1, on VEC (vec.mac per tap, vec.rq per row): the MAC array is idle, so the
 //              bound is VEC's: (9 + 1) H H C / 16 cycles (it exceeds the DMA's 2 H H C / 16 and MACs / 256)
 //   MatmulLeft/M/K/N  the weight on the left (seed B12), W [M, K] x X [K, N]: a channels-first 1x1 conv
+//   MaxPool/H/C/k/s  k x k / s max pool on VEC (vec.max over rows and taps, strided store)
+//   GlobalAvgPool/H/C  vec.acc tiles, halving, the host's epilogue
 //   Conv/H/C/Co/k/s  kxk conv, pad k/2, stride s, on the MAC array (implicit im2col: one mac.mm per tap over an
 //              M tile of output rows): MACs = Ho Wo Co C k k; bytes = H W Cp + Ho Wo Cop + k k C Co
 // Sizes are MobileNet-like: 28x28x32, 56x56x24 (the V2 residual adds), 112x112x32.
@@ -24,8 +26,10 @@
 #include <janus/emit/depthwise.hpp>
 #include <janus/emit/elementwise.hpp>
 #include <janus/emit/matmul.hpp>
+#include <janus/emit/pool.hpp>
 #include <janus/numeric/quant_params.hpp>
 #include <janus/ops/binary.hpp>
+#include <janus/ops/pool.hpp>
 #include <janus/ops/unary.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
@@ -174,6 +178,39 @@ void MatmulLeft(benchmark::State& state) {
     });
 }
 BENCHMARK(MatmulLeft)->Args({128, 128, 784})->Args({64, 64, 3136})->Unit(benchmark::kMicrosecond);
+
+/// MaxPool k x k / s on H x H x C (the input bytes are the DMA bound: every output row's window rows are loaded).
+void MaxPool(benchmark::State& state) {
+    const std::int64_t H = state.range(0), C = state.range(1), k = state.range(2), s = state.range(3);
+    ops::MaxPool::Attrs a;
+    a.kernel_shape = {k, k}, a.strides = {s, s}, a.pads = {k / 2, k / 2, k / 2, k / 2};
+    const ops::TensorType in{DType::i8, Shape{1, C, H, H}, q8(0.05f, 3)};
+    const auto shape = ops::MaxPool::infer(std::span<const ops::TensorType>(&in, 1), a).value().shape;
+    const ops::TensorType out{DType::i8, shape, q8(0.05f, 3)};
+    const auto plan = ops::MaxPool::plan(in, a, out).value();
+    const std::int64_t Ho = shape[2];
+    const double bound = std::max(static_cast<double>(H * H * C + Ho * Ho * C) / 16,
+                                  static_cast<double>(Ho * Ho * C * k * k) / 16 / 2);  // VEC: separable max
+    auto m = machine(H * H * C, Ho * Ho * C);
+    run_kernel(state, m, bound, [&](emit::Builder& b) {
+        return emit::lower_max_pool(b, plan, {2, 0, H, H, C, C}, {3, 0, Ho, Ho, C, C});
+    });
+}
+BENCHMARK(MaxPool)->Args({112, 64, 3, 2})->Args({56, 64, 3, 2})->Unit(benchmark::kMicrosecond);
+
+/// GlobalAveragePool on H x H x C: the DMA moves H H C bytes.
+void GlobalAvgPool(benchmark::State& state) {
+    const std::int64_t H = state.range(0), C = state.range(1);
+    const ops::TensorType in{DType::i8, Shape{1, C, H, H}, q8(0.05f, 3)},
+        out{DType::i8, Shape{1, C, 1, 1}, q8(0.02f, 0)};
+    const auto plan = ops::GlobalAveragePool::plan(in, {}, out).value();
+    const double bound = static_cast<double>(H * H * C) / 16;
+    auto m = machine(H * H * C, C);
+    run_kernel(state, m, bound, [&](emit::Builder& b) {
+        return emit::lower_global_average_pool(b, plan, {2, 0, H, H, C, C}, {3, 0, 1, 1, C, C});
+    });
+}
+BENCHMARK(GlobalAvgPool)->Args({7, 1280})->Args({14, 512})->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(Matmul)
     ->Args({1, 1024, 1000})
