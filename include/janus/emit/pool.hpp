@@ -51,6 +51,76 @@
 
 namespace janus::emit {
 
+/// How a streamed reduction combines a tile into its row of partial results.
+enum class PartialOp { max, min, sum };
+
+/// A streamed reduction (global pools, emit/reduce.hpp's outer-axis reductions): `count` pixels of `width` bytes,
+/// pixel i at DRAM `offset + i * stride` of `region`, reduced element by element into ONE pixel.
+struct StreamedPartials {
+    PartialOp op = PartialOp::max;
+    std::int64_t count = 0;  ///< pixels
+    std::int64_t width = 0;  ///< bytes per pixel, a multiple of 16
+    std::int64_t tile = 0;   ///< P: pixels per tile, and of the partial row
+    int region = 0;
+    std::int64_t offset = 0, stride = 0;  ///< stride == width: tiles are contiguous (one single-row dma.load)
+    std::int32_t zp = 0;                  ///< sum: vec.acc's zero point
+};
+
+/// Stream the pixels in tiles of P through the buffer sets `in` (2 sets of P x width bytes when there is more than
+/// one tile, else `in[0]` only) into the P-pixel partial row `accum` (LMEM int8 for max / min, ACC int32 for sum),
+/// which the caller has filled with the combine's identity (-128, 127, 0) on the DMA queue before this call; then
+/// halve the row log2(P) times, so that pixel 0 of `accum` holds the result.
+/// Events: loaded[s] (tile in LMEM, DMA -> VEC), freed[s] (set read, VEC -> DMA; held only when there are more
+/// than 2 tiles); the last halving signals `done` when it is given and P > 1. Every signal is waited for here,
+/// except `done`. DMA configuration: with stride == width the loads are single-row transfers under the caller's
+/// dma.cfg (rows 1); otherwise each load sets its own (rows, stride, width), so P <= 4096.
+/// r1, r2: load addresses; r3 = accum's address on return; r4: scratch.
+inline Status stream_partials(Builder& b, const StreamedPartials& p, const Buffer& accum,
+                              const std::array<Buffer, 2>& in, const std::array<Event, 2>& loaded,
+                              const std::array<Event, 2>& freed, const Event* done, const Reg& r1, const Reg& r2,
+                              const Reg& r3, const Reg& r4) {
+    const std::int64_t P = p.tile, W = p.width, tiles = (p.count + P - 1) / P, tile = P * W;
+    const std::int64_t sets = tiles > 1 ? 2 : 1;
+    const bool contiguous = p.stride == W;
+    const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
+    const auto pixels = [&](std::int64_t i) { return std::min(P, p.count - i * P); };
+    const auto load = [&](std::int64_t i) -> Status {
+        const auto s = static_cast<std::size_t>(i % sets);
+        JANUS_CHECK(li(r1, in[s].address()));
+        JANUS_CHECK(li(r2, p.offset + i * (contiguous ? tile : P * p.stride)));
+        const Sync sync{i >= 2 ? &freed[s] : nullptr, &loaded[s]};
+        if (contiguous) return b.emit("dma.load", {r1, p.region, r2, pixels(i) * W}, sync);
+        JANUS_CHECK(b.emit("dma.cfg", {pixels(i), p.stride, W}));
+        return b.emit("dma.load", {r1, p.region, r2, W}, sync);
+    };
+    JANUS_CHECK(load(0));
+    JANUS_CHECK(li(r3, accum.address()));
+    for (std::int64_t i = 0; i < tiles; ++i) {
+        const auto s = static_cast<std::size_t>(i % sets);
+        if (i + 1 < tiles) JANUS_CHECK(load(i + 1));
+        JANUS_CHECK(li(r4, in[s].address()));
+        const Sync sync{&loaded[s], i + 2 < tiles ? &freed[s] : nullptr};  // the set is reused by tile i + 2
+        if (p.op == PartialOp::sum)
+            JANUS_CHECK(b.emit("vec.acc", {r3, r4, p.zp, pixels(i) * W}, sync));
+        else
+            JANUS_CHECK(b.emit(p.op == PartialOp::max ? "vec.max" : "vec.min", {r3, r3, r4, pixels(i) * W}, sync));
+    }
+    // halve the accumulator row: slots [0, q - h) combine with [h, q)
+    for (std::int64_t q = P; q > 1;) {
+        const std::int64_t h = (q + 1) / 2;
+        const Sync sync{nullptr, h == 1 ? done : nullptr};
+        if (p.op == PartialOp::sum) {
+            JANUS_CHECK(li(r4, accum.address() + 4 * h * W));
+            JANUS_CHECK(b.emit("vec.add32", {r3, r3, r4, (q - h) * W}, sync));
+        } else {
+            JANUS_CHECK(li(r4, accum.address() + h * W));
+            JANUS_CHECK(b.emit(p.op == PartialOp::max ? "vec.max" : "vec.min", {r3, r3, r4, (q - h) * W}, sync));
+        }
+        q = h;
+    }
+    return ok_status();
+}
+
 namespace pool_detail {
 
 inline std::string dims(const DramImage& i) {
@@ -483,39 +553,12 @@ Status lower_global(Builder& b, const ops::PoolPlan& plan, const DramImage& x, c
         JANUS_CHECK(li(r1, acc1.address()));
         JANUS_CHECK(b.emit("dma.fill", {r1, 0, 4 * Cp}));
     }
-    const auto pixels = [&](std::int64_t i) { return std::min(P, HW - i * P); };
-    const auto load = [&](std::int64_t i) -> Status {
-        const auto s = static_cast<std::size_t>(i % sets);
-        JANUS_CHECK(li(r1, in[s].address()));
-        JANUS_CHECK(li(r2, static_cast<std::int64_t>(x.offset) + i * tile));
-        return b.emit("dma.load", {r1, x.region, r2, pixels(i) * Cp}, Sync{i >= 2 ? &freed[s] : nullptr, &loaded[s]});
-    };
-    JANUS_CHECK(load(0));
-    JANUS_CHECK(li(r3, accum.address()));
-    for (std::int64_t i = 0; i < tiles; ++i) {
-        const auto s = static_cast<std::size_t>(i % sets);
-        if (i + 1 < tiles) JANUS_CHECK(load(i + 1));
-        JANUS_CHECK(li(r4, in[s].address()));
-        const Sync sync{&loaded[s], i + 2 < tiles ? &freed[s] : nullptr};  // the set is reused by tile i + 2
-        if constexpr (is_max)
-            JANUS_CHECK(b.emit("vec.max", {r3, r3, r4, pixels(i) * Cp}, sync));
-        else
-            JANUS_CHECK(b.emit("vec.acc", {r3, r4, plan.zp_in, pixels(i) * Cp}, sync));
-    }
-    // halve the accumulator row: slots [0, p - h) combine with [h, p)
     const bool any_post = !is_max || post;
-    for (std::int64_t p = P; p > 1;) {
-        const std::int64_t h = (p + 1) / 2;
-        const Sync sync{nullptr, (h == 1 && !any_post) ? &done : nullptr};
-        if constexpr (is_max) {
-            JANUS_CHECK(li(r4, accum.address() + h * Cp));
-            JANUS_CHECK(b.emit("vec.max", {r3, r3, r4, (p - h) * Cp}, sync));
-        } else {
-            JANUS_CHECK(li(r4, accum.address() + 4 * h * Cp));
-            JANUS_CHECK(b.emit("vec.add32", {r3, r3, r4, (p - h) * Cp}, sync));
-        }
-        p = h;
-    }
+    StreamedPartials sp;
+    sp.op = is_max ? PartialOp::max : PartialOp::sum;
+    sp.count = HW, sp.width = Cp, sp.tile = P;
+    sp.region = x.region, sp.offset = static_cast<std::int64_t>(x.offset), sp.stride = Cp, sp.zp = plan.zp_in;
+    JANUS_CHECK(stream_partials(b, sp, accum, in, loaded, freed, any_post ? nullptr : &done, r1, r2, r3, r4));
     std::uint32_t res = accum.address();
     if constexpr (is_max) {
         if (P == 1 && !post) {  // nothing followed the accumulation: signal with a copy of the row
