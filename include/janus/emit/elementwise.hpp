@@ -99,17 +99,32 @@ inline Result<Buffer> load_constant(Builder& b, Mem mem, std::span<const std::ui
     return buf;
 }
 
-/// out = Kind(a, b) under `plan` (ops::plan_binary_quant<Kind>), rounding R.
+/// A constant row (e.g. a per-channel operand of C values) as a repeatable DramTensor in the weights region: the row
+/// repeated to lcm(C, 16) bytes, and no more (seed A7: never a vector over the whole tensor).
+inline DramTensor broadcast_row_constant(Builder& b, std::span<const std::int8_t> row) {
+    const auto n = static_cast<std::int64_t>(row.size());
+    const std::int64_t period = std::lcm(n, std::int64_t{16});
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(period));
+    for (std::int64_t i = 0; i < period; ++i)
+        bytes[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(row[static_cast<std::size_t>(i % n)]);
+    return DramTensor{0, b.constant(bytes), period, n};
+}
+
+/// out = Kind(a, b) under `plan` (ops::plan_binary_quant<Kind>), rounding R. Either input may be a row repeated
+/// along the output (emit/stream.hpp): its element count a multiple of 16 that divides the output's.
 template <expr::BinOp Kind, numeric::RoundingMode R = numeric::default_rounding>
 Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTensor& x, const DramTensor& y,
                     const DramTensor& out, const StreamOptions& opt = {}) {
     constexpr std::string_view mnemonic = ew_mnemonic(Kind);
     static_assert(!mnemonic.empty(), "vec.ew has add, sub, mul, min and max");
-    if (x.elements != out.elements || y.elements != out.elements)
-        return make_error(b.name(), std::string(mnemonic), "lower-broadcast",
-                          "inputs of " + std::to_string(x.elements) + " and " + std::to_string(y.elements) +
-                              " elements for an output of " + std::to_string(out.elements) +
-                              ": broadcasting binary ops are not lowered (the host kernel runs them)");
+    for (const DramTensor* t : {&x, &y})
+        if (t->elements != out.elements &&
+            (t->elements % 16 != 0 || t->elements == 0 || out.elements % (t->row ? t->row : t->elements) != 0))
+            return make_error(b.name(), std::string(mnemonic), "lower-broadcast",
+                              "inputs of " + std::to_string(x.elements) + " and " + std::to_string(y.elements) +
+                                  " elements for an output of " + std::to_string(out.elements) +
+                                  ": a broadcast input must be a row of a multiple of 16 elements repeated along the "
+                                  "output (a constant row of any length: broadcast_row_constant); the host runs it");
     auto txn = b.transaction();
     const auto block = ew_block<R>(plan);
     JANUS_TRY(Buffer params, load_constant(b, Mem::lmem, block, std::string(mnemonic) + " parameters"));

@@ -14,9 +14,15 @@
 // kernel leaves all event counters at 0.
 //
 // Contract: every DramTensor is int8, contiguous, its storage padded to a multiple of 16 B (the padding is loaded,
-// computed and stored like data; its value is unspecified). All inputs have the output's element count.
-// Rules: stream-shape (element counts differ), and those of the builder (budgets, encodings).
+// computed and stored like data; its value is unspecified). An input has the output's element count, or is a ROW
+// REPEATED along the output (broadcast over the outer axes, seed A7): element i reads row[i mod P], P its element
+// count, a multiple of 16. A repeated row is loaded per tile by one DMA transfer with a source stride of 0 (tile / P
+// rows of P bytes), so it is never materialized beyond one tile, in DRAM or in the constants; tiles are then
+// multiples of P.
+// Rules: stream-shape (an input that is neither the output's size nor a repeatable row), and those of the builder
+// (budgets, encodings).
 #include <cstdint>
+#include <numeric>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,6 +36,9 @@ struct DramTensor {
     int region = 0;
     std::uint32_t offset = 0;
     std::int64_t elements = 0;
+    /// A repeated row only (see stream()): its logical length when the stored row is a repetition of a shorter one
+    /// (broadcast_row_constant stores C values repeated to lcm(C, 16)); 0: the row is `elements` long.
+    std::int64_t row = 0;
     /// Bytes of storage: the element count rounded up to 16.
     std::int64_t padded() const { return round16(elements); }
 };
@@ -62,14 +71,24 @@ template <class Compute>
 Status stream(Builder& b, std::span<const DramTensor> in, const DramTensor& out, const StreamOptions& opt,
               Compute&& compute) {
     const int k = static_cast<int>(in.size());
+    std::int64_t period = 16;  // tiles are multiples of every repeated row
     for (const auto& t : in)
-        if (t.elements != out.elements)
-            return make_error(
-                b.name(), "stream", "stream-shape",
-                "an input has " + std::to_string(t.elements) + " elements, the output " + std::to_string(out.elements));
+        if (t.elements != out.elements) {
+            if (t.elements < 16 || t.elements % 16 != 0)
+                return make_error(b.name(), "stream", "stream-shape",
+                                  "an input has " + std::to_string(t.elements) + " elements, the output " +
+                                      std::to_string(out.elements) +
+                                      ": a repeated row must be a multiple of 16 elements");
+            period = std::lcm(period, t.elements);
+        }
     const std::int64_t total = out.padded();
     if (total == 0) return ok_status();
-    const std::int64_t tile = pick_tile(total, k, b.largest_free(Mem::lmem), opt.max_tile);
+    const std::int64_t tile = pick_tile(total, k, b.largest_free(Mem::lmem), opt.max_tile) / period * period;
+    if (tile < period && period > 16)
+        return make_error(b.name(), "stream", "stream-shape",
+                          "repeated rows of period " + std::to_string(period) + " B do not fit " +
+                              std::to_string(2 * k) + " tile buffers in the free LMEM (" +
+                              std::to_string(b.largest_free(Mem::lmem)) + " B)");
     if (tile < 16)
         return make_error(b.name(), "stream", "lmem-budget",
                           "no room for " + std::to_string(2 * k) + " tile buffers of 16 B in the free LMEM (" +
@@ -104,13 +123,19 @@ Status stream(Builder& b, std::span<const DramTensor> in, const DramTensor& out,
     const auto load = [&](std::int64_t i) -> Status {
         const auto s = static_cast<std::size_t>(i % sets);
         for (int j = 0; j < k; ++j) {
-            JANUS_CHECK(
-                b.emit("li", {dram, static_cast<std::int64_t>(in[static_cast<std::size_t>(j)].offset) + i * tile}));
+            const DramTensor& t = in[static_cast<std::size_t>(j)];
             const Sync sync{nullptr, j == k - 1 ? &loaded[s] : nullptr};
-            JANUS_CHECK(b.emit("dma.load",
-                               {regs[s * static_cast<std::size_t>(k) + static_cast<std::size_t>(j)],
-                                in[static_cast<std::size_t>(j)].region, dram, bytes_of(i)},
-                               sync));
+            const Reg& dst = regs[s * static_cast<std::size_t>(k) + static_cast<std::size_t>(j)];
+            if (t.elements == out.elements) {
+                JANUS_CHECK(b.emit("li", {dram, static_cast<std::int64_t>(t.offset) + i * tile}));
+                JANUS_CHECK(b.emit("dma.load", {dst, t.region, dram, bytes_of(i)}, sync));
+            } else {  // a repeated row: tile / P rows from one source row (stride 0)
+                const std::int64_t p = t.elements, rows = (bytes_of(i) + p - 1) / p;
+                JANUS_CHECK(b.emit("dma.cfg", {rows, 0, p}));
+                JANUS_CHECK(b.emit("li", {dram, static_cast<std::int64_t>(t.offset)}));
+                JANUS_CHECK(b.emit("dma.load", {dst, t.region, dram, p}, sync));
+                JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+            }
         }
         return ok_status();
     };
