@@ -93,7 +93,11 @@ TEST_CASE("every lowered or partial entry names an existing differential test th
         }
         const auto path = root / "tests" / std::string(s.test);
         REQUIRE_MESSAGE(std::filesystem::exists(path), path.string());
-        const std::string test = slurp(path);
+        std::string test;  // a file, or every file of a directory
+        if (std::filesystem::is_directory(path))
+            for (const auto& e : std::filesystem::directory_iterator(path)) test += slurp(e.path());
+        else
+            test = slurp(path);
         // the entry point (the text up to the first space or '<' or '(') is called by the test
         std::string_view entry = s.lowering.substr(0, s.lowering.find_first_of(" <("));
         CHECK_MESSAGE(test.find(std::string(entry)) != std::string::npos, entry << " is not called by " << s.test);

@@ -38,16 +38,19 @@ struct OpSupport {
     std::string_view lowering;  ///< entry points (emit/*.hpp), empty for host
     std::string_view cases;     ///< what lowers
     std::string_view refused;   ///< "rule: reason" items separated by "; " (a rule is lower-..., or "not lowered yet")
-    std::string_view test;      ///< the differential test (path under tests/), empty for host
+    std::string_view test;      ///< the differential test (a file or a directory/ under tests/), empty for host
 };
 
 namespace support_detail {
 inline constexpr std::string_view lut = "lower_lut (lut.apply with the op's own 256-entry table)";
 inline constexpr std::string_view lut_cases = "int8 -> int8, any element count; identical tables stored once";
 inline constexpr std::string_view lut_refused = "lower-lut-type: a table other than int8 -> int8";
-inline constexpr std::string_view ew_cases = "int8, equal element counts, per-tensor, the plan's rounding mode";
+inline constexpr std::string_view ew_cases =
+    "int8, per-tensor, the plan's rounding mode; equal element counts, or one input a row repeated along the "
+    "output by stride-0 DMA rows (seed A7): a runtime row of a multiple of 16 elements, a constant row of any length";
 inline constexpr std::string_view ew_refused =
-    "lower-broadcast: inputs of different element counts (stride-0 broadcast rows are not lowered yet)";
+    "lower-broadcast: any other broadcast (a runtime row that is not a multiple of 16 elements, a broadcast of an "
+    "outer axis inside the row: not lowered yet)";
 inline constexpr std::string_view unary_test = "emit/elementwise.cpp";
 inline constexpr std::string_view row_stats =
     "per-row statistics scale every element by a runtime value (a reciprocal or 1/sqrt computed from the row): the "
@@ -76,12 +79,18 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
     {"Mul", Support::partial, "lower_binary<mul> (vec.ew.mul)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
     {"Min", Support::partial, "lower_binary<min> (vec.ew.min)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
     {"Max", Support::partial, "lower_binary<max> (vec.ew.max)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
-    {"ReduceSum", Support::not_yet, "", "", "not lowered yet: vec.acc over outer axes, mac.mm with a ones block over the innermost axis", ""},
-    {"ReduceMean", Support::not_yet, "", "", "not lowered yet: vec.acc over outer axes, mac.mm with a ones block over the innermost axis", ""},
-    {"ReduceMax", Support::not_yet, "", "", "not lowered yet: vec.max over outer axes", ""},
-    {"ReduceMin", Support::not_yet, "", "", "not lowered yet: vec.min over outer axes", ""},
-    {"ArgMax", Support::host, "", "", "host: the output is int64 indices; the vnpu stores int8 in LMEM and int32 in ACC and has no compare that yields an index", ""},
-    {"ArgMin", Support::host, "", "", "host: the output is int64 indices; the vnpu stores int8 in LMEM and int32 in ACC and has no compare that yields an index", ""},
+    {"ReduceSum", Support::partial, "lower_reduce_sum (outer axes: vec.acc partials + vec.add32 halving + vec.rq; innermost: mac.mm with a ones block)",
+     "int8, any rank; reduced outer axes forming one block, or a reduced suffix with the innermost axis; keepdims 0 and 1",
+     "lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)", "emit_reduce/"},
+    {"ReduceMean", Support::partial, "lower_reduce_mean (as ReduceSum, 1 / count in the multiplier)", "as ReduceSum",
+     "lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)", "emit_reduce/"},
+    {"ReduceMax", Support::partial, "lower_reduce_max (outer axes: vec.max partials from -128, halving, vec.acc + vec.rq)",
+     "int8, reduced outer axes forming one block; per-tensor or per-channel along the innermost axis",
+     "lower-reduce-inner-minmax: over the innermost axis (vec.max combines lane i with lane i and the DMA moves whole 16-B granules: no instruction brings two elements of one granule together; a MAC permutation path is not lowered yet); lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)", "emit_reduce/"},
+    {"ReduceMin", Support::partial, "lower_reduce_min (as ReduceMax, partials from 127)", "as ReduceMax",
+     "lower-reduce-inner-minmax: over the innermost axis (as ReduceMax); lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)", "emit_reduce/"},
+    {"ArgMax", Support::host, "", "", "host: the output is int64 indices; nothing wider than an int8 lane reaches LMEM (vec.rq saturates to int8, vec.sel, vec.max and vec.min are int8; ACC leaves only through vec.rq), so an index >= 128 cannot be stored", ""},
+    {"ArgMin", Support::host, "", "", "host: the output is int64 indices; nothing wider than an int8 lane reaches LMEM (vec.rq saturates to int8, vec.sel, vec.max and vec.min are int8; ACC leaves only through vec.rq), so an index >= 128 cannot be stored", ""},
     {"Conv", Support::lowered, "lower_conv (mac.mm per tap + vec.rq); lower_depthwise (group == C, stride 1: vec.mac per tap)",
      "int8 NHWC, any kernel, strides, dilations, pads and groups (block-diagonal B), per-channel weight scales, bias",
      "lower-conv-zero-point: a weight zero point is not 0 (the MAC array subtracts the input's only); lower-conv-layout: shapes or pitches that do not chain; lower-conv-budget: an output row above 1024 MAC rows or beyond LMEM (rows are not split)",
@@ -116,7 +125,7 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "nearest, every coordinate rule and nearest mode, scales or sizes, int8 NHWC; a different output quantization via lut.apply",
      "lower-resize-mode: linear mode (not lowered yet: its per-pixel Q.11 weights as vec.mac over replicated weights); lower-resize-layout: not one NHWC image; lower-resize-per-axis; lower-resize-budget",
      "emit_resize/resize.cpp"},
-    {"BatchNormalization", Support::not_yet, "", "", "not lowered yet: a per-channel affine (vec.acc + vec.rq with a per-channel table)", ""},
+    {"BatchNormalization", Support::host, "", "", "host: the quantized kernel is sat(rshift(rq(sign (x - off_c), M_c) + bias_c, 8)): a full int32 rq result, a per-channel bias, then a second rounding; vec.rq (the one per-channel multiplier) writes saturated int8 and the ACC operations are uniform across lanes, so the int32 intermediate cannot be formed (one vec.rq instead fails 197 of 200 measured channels); fold it into the preceding conv (issue 6) instead", ""},
     {"InstanceNormalization", Support::host, "", "", support_detail::row_stats, ""},
     {"LayerNormalization", Support::host, "", "", support_detail::row_stats, ""},
     {"Softmax", Support::host, "", "", support_detail::row_stats, ""},
