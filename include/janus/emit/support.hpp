@@ -59,93 +59,212 @@ inline constexpr std::string_view move_test_a = "emit_movement/pad_transpose_res
 inline constexpr std::string_view move_test_b = "emit_movement/slice_concat.cpp";
 }  // namespace support_detail
 
-// clang-format off
 inline constexpr std::array<OpSupport, ops::op_count> op_support{{
-    {"Abs", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Neg", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Sign", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Relu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Clip", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"LeakyRelu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"HardSigmoid", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"HardSwish", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Sigmoid", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Tanh", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Exp", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Erf", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Gelu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused, support_detail::unary_test},
-    {"Add", Support::partial, "lower_binary<add> (vec.ew.add)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
-    {"Sub", Support::partial, "lower_binary<sub> (vec.ew.sub)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
-    {"Mul", Support::partial, "lower_binary<mul> (vec.ew.mul)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
-    {"Min", Support::partial, "lower_binary<min> (vec.ew.min)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
-    {"Max", Support::partial, "lower_binary<max> (vec.ew.max)", support_detail::ew_cases, support_detail::ew_refused, support_detail::unary_test},
-    {"ReduceSum", Support::partial, "lower_reduce_sum (outer axes: vec.acc partials + vec.add32 halving + vec.rq; innermost: mac.mm with a ones block)",
-     "int8, any rank; reduced outer axes forming one block, or a reduced suffix with the innermost axis; keepdims 0 and 1",
-     "lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)", "emit_reduce/"},
+    {"Abs", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Neg", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Sign", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Relu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Clip", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"LeakyRelu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"HardSigmoid", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"HardSwish", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Sigmoid", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Tanh", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Exp", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Erf", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Gelu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Add", Support::partial, "lower_binary<add> (vec.ew.add)", support_detail::ew_cases, support_detail::ew_refused,
+     support_detail::unary_test},
+    {"Sub", Support::partial, "lower_binary<sub> (vec.ew.sub)", support_detail::ew_cases, support_detail::ew_refused,
+     support_detail::unary_test},
+    {"Mul", Support::partial, "lower_binary<mul> (vec.ew.mul)", support_detail::ew_cases, support_detail::ew_refused,
+     support_detail::unary_test},
+    {"Min", Support::partial, "lower_binary<min> (vec.ew.min)", support_detail::ew_cases, support_detail::ew_refused,
+     support_detail::unary_test},
+    {"Max", Support::partial, "lower_binary<max> (vec.ew.max)", support_detail::ew_cases, support_detail::ew_refused,
+     support_detail::unary_test},
+    {"ReduceSum", Support::partial,
+     "lower_reduce_sum (outer axes: vec.acc partials + vec.add32 halving + vec.rq; innermost: mac.mm with a ones "
+     "block)",
+     "int8, any rank; reduced outer axes forming one block, or a reduced suffix with the innermost axis; keepdims 0 "
+     "and 1",
+     "lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a "
+     "suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point "
+     "outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not "
+     "split across loads)",
+     "emit_reduce/"},
     {"ReduceMean", Support::partial, "lower_reduce_mean (as ReduceSum, 1 / count in the multiplier)", "as ReduceSum",
-     "lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)", "emit_reduce/"},
-    {"ReduceMax", Support::partial, "lower_reduce_max (outer axes: vec.max partials from -128, halving, vec.acc + vec.rq)",
+     "lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a "
+     "suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point "
+     "outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not "
+     "split across loads)",
+     "emit_reduce/"},
+    {"ReduceMax", Support::partial,
+     "lower_reduce_max (outer axes: vec.max partials from -128, halving, vec.acc + vec.rq)",
      "int8, reduced outer axes forming one block; per-tensor or per-channel along the innermost axis",
-     "lower-reduce-inner-minmax: over the innermost axis (vec.max combines lane i with lane i and the DMA moves whole 16-B granules: no instruction brings two elements of one granule together; a MAC permutation path is not lowered yet); lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)", "emit_reduce/"},
+     "lower-reduce-inner-minmax: over the innermost axis (vec.max combines lane i with lane i and the DMA moves whole "
+     "16-B granules: no instruction brings two elements of one granule together; a MAC permutation path is not lowered "
+     "yet); lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not "
+     "a suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point "
+     "outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not "
+     "split across loads)",
+     "emit_reduce/"},
     {"ReduceMin", Support::partial, "lower_reduce_min (as ReduceMax, partials from 127)", "as ReduceMax",
-     "lower-reduce-inner-minmax: over the innermost axis (as ReduceMax); lower-reduce-axes: two reduced blocks of outer axes, or a reduced set with the innermost axis that is not a suffix; lower-reduce-per-axis: quantized along an outer axis; lower-reduce-type: a float plan or a zero point outside int8; lower-reduce-layout; lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)", "emit_reduce/"},
-    {"ArgMax", Support::host, "", "", "host: the output is int64 indices; nothing wider than an int8 lane reaches LMEM (vec.rq saturates to int8, vec.sel, vec.max and vec.min are int8; ACC leaves only through vec.rq), so an index >= 128 cannot be stored", ""},
-    {"ArgMin", Support::host, "", "", "host: the output is int64 indices; nothing wider than an int8 lane reaches LMEM (vec.rq saturates to int8, vec.sel, vec.max and vec.min are int8; ACC leaves only through vec.rq), so an index >= 128 cannot be stored", ""},
-    {"Conv", Support::lowered, "lower_conv (mac.mm per tap + vec.rq); lower_depthwise (group == C, stride 1: vec.mac per tap)",
+     "lower-reduce-inner-minmax: over the innermost axis (as ReduceMax); lower-reduce-axes: two reduced blocks of "
+     "outer axes, or a reduced set with the innermost axis that is not a suffix; lower-reduce-per-axis: quantized "
+     "along an outer axis; lower-reduce-type: a float plan or a zero point outside int8; lower-reduce-layout; "
+     "lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)",
+     "emit_reduce/"},
+    {"ArgMax", Support::host, "", "",
+     "host: the output is int64 indices; nothing wider than an int8 lane reaches LMEM (vec.rq saturates to int8, "
+     "vec.sel, vec.max and vec.min are int8; ACC leaves only through vec.rq), so an index >= 128 cannot be stored",
+     ""},
+    {"ArgMin", Support::host, "", "",
+     "host: the output is int64 indices; nothing wider than an int8 lane reaches LMEM (vec.rq saturates to int8, "
+     "vec.sel, vec.max and vec.min are int8; ACC leaves only through vec.rq), so an index >= 128 cannot be stored",
+     ""},
+    {"Conv", Support::lowered,
+     "lower_conv (mac.mm per tap + vec.rq); lower_depthwise (group == C, stride 1: vec.mac per tap)",
      "int8 NHWC, any kernel, strides, dilations, pads and groups (block-diagonal B), per-channel weight scales, bias",
-     "lower-conv-zero-point: a weight zero point is not 0 (the MAC array subtracts the input's only); lower-conv-layout: shapes or pitches that do not chain; lower-conv-budget: an output row above 1024 MAC rows or beyond LMEM (rows are not split)",
+     "lower-conv-zero-point: a weight zero point is not 0 (the MAC array subtracts the input's only); "
+     "lower-conv-layout: shapes or pitches that do not chain; lower-conv-budget: an output row above 1024 MAC rows or "
+     "beyond LMEM (rows are not split)",
      "emit_conv/conv.cpp"},
     {"ConvTranspose", Support::lowered, "lower_conv_transpose (DMA zero-stuffing into DRAM scratch, then lower_conv)",
-     "int8 NHWC, any kernel, strides, dilations, pads, output_padding, groups; per-channel weight scales on axis 1, bias",
-     "lower-conv-zero-point: a weight zero point is not 0; lower-conv-layout: a scratch image of the wrong size; lower-conv-budget: a stuffed row beyond LMEM",
+     "int8 NHWC, any kernel, strides, dilations, pads, output_padding, groups; per-channel weight scales on axis 1, "
+     "bias",
+     "lower-conv-zero-point: a weight zero point is not 0; lower-conv-layout: a scratch image of the wrong size; "
+     "lower-conv-budget: a stuffed row beyond LMEM",
      "emit_conv/conv_transpose.cpp"},
-    {"MatMul", Support::partial, "lower_matmul (mac.mm + vec.rq, B packed at compile time); lower_matmul_left (the weight on the left, seed B12)",
-     "int8 activations times a constant int8 weight on either side: A [M, K] x B [K, N] with per-tensor or per-column scales, or W [M, K] x X [K, N] with per-tensor or per-row scales",
-     "lower-matmul-zero-point: the weight's zero point is not 0, or the activation's varies by row (column); lower-matmul-per-row, lower-matmul-per-column: multipliers along the activation's axis; lower-matmul-budget: a Kp x 16 tile beyond LMEM (K is not tiled yet); not lowered yet: two activation operands",
+    {"MatMul", Support::partial,
+     "lower_matmul (mac.mm + vec.rq, B packed at compile time); lower_matmul_left (the weight on the left, seed B12)",
+     "int8 activations times a constant int8 weight on either side: A [M, K] x B [K, N] with per-tensor or per-column "
+     "scales, or W [M, K] x X [K, N] with per-tensor or per-row scales",
+     "lower-matmul-zero-point: the weight's zero point is not 0, or the activation's varies by row (column); "
+     "lower-matmul-per-row, lower-matmul-per-column: multipliers along the activation's axis; lower-matmul-budget: a "
+     "Kp x 16 tile beyond LMEM (K is not tiled yet); not lowered yet: two activation operands",
      "emit/matmul.cpp"},
     {"Gemm", Support::partial, "lower_matmul with C as a per-column bias",
      "alpha > 0, a constant B (for transB the caller passes B transposed), C of shape [N] with beta == alpha",
-     "lower-matmul-alpha: a negative alpha; lower-matmul-zero-point, lower-matmul-per-row, lower-matmul-budget: as MatMul; not lowered yet: transA, a 2-D C",
+     "lower-matmul-alpha: a negative alpha; lower-matmul-zero-point, lower-matmul-per-row, lower-matmul-budget: as "
+     "MatMul; not lowered yet: transA, a 2-D C",
      "emit/matmul.cpp"},
     {"AveragePool", Support::partial, "lower_average_pool (vec.acc + vec.add32 per tap, vec.shl32 + vec.rq)",
      "int8 NHWC, any kernel, strides, dilations, where every output position has the same count",
-     "lower-pool-count: a count that varies by position (padding with count_include_pad = 0, a ceil overhang): vec.rq has one multiplier per channel, not per pixel; lower-pool-range: an accumulator that could exceed int32; lower-pool-layout; lower-pool-budget",
+     "lower-pool-count: a count that varies by position (padding with count_include_pad = 0, a ceil overhang): vec.rq "
+     "has one multiplier per channel, not per pixel; lower-pool-range: an accumulator that could exceed int32; "
+     "lower-pool-layout; lower-pool-budget",
      "emit_pool/pool.cpp"},
     {"MaxPool", Support::lowered, "lower_max_pool (vec.max over rows and taps, strided store)",
      "int8 NHWC, any kernel, pads, strides, dilations, ceil_mode; equal or different output quantization",
      "lower-pool-layout: shapes or pitches that do not chain; lower-pool-budget: rows beyond LMEM (rows are not split)",
      "emit_pool/pool.cpp"},
-    {"GlobalAveragePool", Support::lowered, "lower_global_average_pool (vec.acc tiles, vec.add32 halving, vec.shl32 + vec.rq)",
+    {"GlobalAveragePool", Support::lowered,
+     "lower_global_average_pool (vec.acc tiles, vec.add32 halving, vec.shl32 + vec.rq)",
      "int8 NHWC, any size; the host's clamp emulated exactly when it can act",
      "lower-pool-range: an accumulator that could exceed int32; lower-pool-layout; lower-pool-budget",
      "emit_pool/pool.cpp"},
-    {"GlobalMaxPool", Support::lowered, "lower_global_max_pool (vec.max tiles, halving)",
-     "int8 NHWC, any size", "lower-pool-layout; lower-pool-budget", "emit_pool/pool.cpp"},
+    {"GlobalMaxPool", Support::lowered, "lower_global_max_pool (vec.max tiles, halving)", "int8 NHWC, any size",
+     "lower-pool-layout; lower-pool-budget", "emit_pool/pool.cpp"},
     {"Resize", Support::partial, "lower_resize (nearest: DMA pixel copies per residue class of output columns)",
-     "nearest, every coordinate rule and nearest mode, scales or sizes, int8 NHWC; a different output quantization via lut.apply",
-     "lower-resize-mode: linear mode (not lowered yet: its per-pixel Q.11 weights as vec.mac over replicated weights); lower-resize-layout: not one NHWC image; lower-resize-per-axis; lower-resize-budget",
+     "nearest, every coordinate rule and nearest mode, scales or sizes, int8 NHWC; a different output quantization via "
+     "lut.apply",
+     "lower-resize-mode: linear mode (not lowered yet: its per-pixel Q.11 weights as vec.mac over replicated weights); "
+     "lower-resize-layout: not one NHWC image; lower-resize-per-axis; lower-resize-budget",
      "emit_resize/resize.cpp"},
-    {"BatchNormalization", Support::host, "", "", "host: the quantized kernel is sat(rshift(rq(sign (x - off_c), M_c) + bias_c, 8)): a full int32 rq result, a per-channel bias, then a second rounding; vec.rq (the one per-channel multiplier) writes saturated int8 and the ACC operations are uniform across lanes, so the int32 intermediate cannot be formed (one vec.rq instead fails 197 of 200 measured channels); fold it into the preceding conv (issue 6) instead", ""},
+    {"BatchNormalization", Support::host, "", "",
+     "host: the quantized kernel is sat(rshift(rq(sign (x - off_c), M_c) + bias_c, 8)): a full int32 rq result, a "
+     "per-channel bias, then a second rounding; vec.rq (the one per-channel multiplier) writes saturated int8 and the "
+     "ACC operations are uniform across lanes, so the int32 intermediate cannot be formed (one vec.rq instead fails "
+     "197 of 200 measured channels); fold it into the preceding conv (issue 6) instead",
+     ""},
     {"InstanceNormalization", Support::host, "", "", support_detail::row_stats, ""},
     {"LayerNormalization", Support::host, "", "", support_detail::row_stats, ""},
     {"Softmax", Support::host, "", "", support_detail::row_stats, ""},
-    {"Reshape", Support::partial, "lower_reshape (no code for a view of the same bytes; else DMA repacking rows)", "int8 DramArray, any shape the op infers; rows kept, merged or split at multiples of 16; a different output quantization via lut.apply", "lower-reshape-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-reshape-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-reshape-layout: malformed or overlapping descriptors; lower-reshape-budget: no LMEM for the staging buffer", support_detail::move_test_a},
-    {"Flatten", Support::partial, "lower_flatten (as Reshape)", "as Reshape", "lower-flatten-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-flatten-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-flatten-layout: malformed or overlapping descriptors; lower-flatten-budget: no LMEM for the staging buffer", support_detail::move_test_a},
-    {"Squeeze", Support::partial, "lower_squeeze (as Reshape)", "as Reshape", "lower-squeeze-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-squeeze-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-squeeze-layout: malformed or overlapping descriptors; lower-squeeze-budget: no LMEM for the staging buffer", support_detail::move_test_a},
-    {"Unsqueeze", Support::partial, "lower_unsqueeze (as Reshape)", "as Reshape", "lower-unsqueeze-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-unsqueeze-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-unsqueeze-layout: malformed or overlapping descriptors; lower-unsqueeze-budget: no LMEM for the staging buffer", support_detail::move_test_a},
-    {"Transpose", Support::partial, "lower_transpose (multi-row DMA with strides)", "any permutation of the outer axes", "lower-transpose-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-transpose-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-transpose-layout: malformed or overlapping descriptors; lower-transpose-budget: no LMEM for the staging buffer", support_detail::move_test_a},
-    {"Expand", Support::partial, "lower_expand (stride-0 source rows; no constant is materialized, seed A7)", "broadcast of outer axes", "lower-expand-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-expand-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-expand-layout: malformed or overlapping descriptors; lower-expand-budget: no LMEM for the staging buffer", support_detail::move_test_a},
-    {"Slice", Support::partial, "lower_slice (multi-row DMA)", "outer axes with any steps, negative axes, ONNX clamping; the innermost axis with step 1 from a multiple of 16", "lower-slice-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-slice-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-slice-layout: malformed or overlapping descriptors; lower-slice-budget: no LMEM for the staging buffer", support_detail::move_test_b},
-    {"Concat", Support::partial, "lower_concat (DMA rows; a lut.apply per input whose quantization differs)", "outer axes; the innermost axis at offsets that are multiples of 16", "lower-concat-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-concat-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-concat-layout: malformed or overlapping descriptors; lower-concat-budget: no LMEM for the staging buffer", support_detail::move_test_b},
-    {"Pad", Support::partial, "lower_pad (DMA rows; constant fill from Pad::fill_values; edge and reflect copy rows)", "constant mode on any axis at multiples of 16 on the innermost; edge and reflect on outer axes", "lower-pad-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered yet); lower-pad-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-pad-layout: malformed or overlapping descriptors; lower-pad-budget: no LMEM for the staging buffer", support_detail::move_test_a},
+    {"Reshape", Support::partial, "lower_reshape (no code for a view of the same bytes; else DMA repacking rows)",
+     "int8 DramArray, any shape the op infers; rows kept, merged or split at multiples of 16; a different output "
+     "quantization via lut.apply",
+     "lower-reshape-inner: a row that would start at an offset that is not a multiple of 16, or a move of the "
+     "innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not "
+     "lowered yet); lower-reshape-per-axis: a per-axis requantization (one LUT table maps the tensor); "
+     "lower-reshape-layout: malformed or overlapping descriptors; lower-reshape-budget: no LMEM for the staging buffer",
+     support_detail::move_test_a},
+    {"Flatten", Support::partial, "lower_flatten (as Reshape)", "as Reshape",
+     "lower-flatten-inner: a row that would start at an offset that is not a multiple of 16, or a move of the "
+     "innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not "
+     "lowered yet); lower-flatten-per-axis: a per-axis requantization (one LUT table maps the tensor); "
+     "lower-flatten-layout: malformed or overlapping descriptors; lower-flatten-budget: no LMEM for the staging buffer",
+     support_detail::move_test_a},
+    {"Squeeze", Support::partial, "lower_squeeze (as Reshape)", "as Reshape",
+     "lower-squeeze-inner: a row that would start at an offset that is not a multiple of 16, or a move of the "
+     "innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not "
+     "lowered yet); lower-squeeze-per-axis: a per-axis requantization (one LUT table maps the tensor); "
+     "lower-squeeze-layout: malformed or overlapping descriptors; lower-squeeze-budget: no LMEM for the staging buffer",
+     support_detail::move_test_a},
+    {"Unsqueeze", Support::partial, "lower_unsqueeze (as Reshape)", "as Reshape",
+     "lower-unsqueeze-inner: a row that would start at an offset that is not a multiple of 16, or a move of the "
+     "innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not "
+     "lowered yet); lower-unsqueeze-per-axis: a per-axis requantization (one LUT table maps the tensor); "
+     "lower-unsqueeze-layout: malformed or overlapping descriptors; lower-unsqueeze-budget: no LMEM for the staging "
+     "buffer",
+     support_detail::move_test_a},
+    {"Transpose", Support::partial, "lower_transpose (multi-row DMA with strides)", "any permutation of the outer axes",
+     "lower-transpose-inner: a row that would start at an offset that is not a multiple of 16, or a move of the "
+     "innermost axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not "
+     "lowered yet); lower-transpose-per-axis: a per-axis requantization (one LUT table maps the tensor); "
+     "lower-transpose-layout: malformed or overlapping descriptors; lower-transpose-budget: no LMEM for the staging "
+     "buffer",
+     support_detail::move_test_a},
+    {"Expand", Support::partial, "lower_expand (stride-0 source rows; no constant is materialized, seed A7)",
+     "broadcast of outer axes",
+     "lower-expand-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost "
+     "axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered "
+     "yet); lower-expand-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-expand-layout: "
+     "malformed or overlapping descriptors; lower-expand-budget: no LMEM for the staging buffer",
+     support_detail::move_test_a},
+    {"Slice", Support::partial, "lower_slice (multi-row DMA)",
+     "outer axes with any steps, negative axes, ONNX clamping; the innermost axis with step 1 from a multiple of 16",
+     "lower-slice-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost "
+     "axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered "
+     "yet); lower-slice-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-slice-layout: "
+     "malformed or overlapping descriptors; lower-slice-budget: no LMEM for the staging buffer",
+     support_detail::move_test_b},
+    {"Concat", Support::partial, "lower_concat (DMA rows; a lut.apply per input whose quantization differs)",
+     "outer axes; the innermost axis at offsets that are multiples of 16",
+     "lower-concat-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost "
+     "axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered "
+     "yet); lower-concat-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-concat-layout: "
+     "malformed or overlapping descriptors; lower-concat-budget: no LMEM for the staging buffer",
+     support_detail::move_test_b},
+    {"Pad", Support::partial, "lower_pad (DMA rows; constant fill from Pad::fill_values; edge and reflect copy rows)",
+     "constant mode on any axis at multiples of 16 on the innermost; edge and reflect on outer axes",
+     "lower-pad-inner: a row that would start at an offset that is not a multiple of 16, or a move of the innermost "
+     "axis (the DMA, VEC and LUT address 16-B aligned granules; an exact mac.mm selection-matrix path is not lowered "
+     "yet); lower-pad-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-pad-layout: malformed "
+     "or overlapping descriptors; lower-pad-budget: no LMEM for the staging buffer",
+     support_detail::move_test_a},
     {"QuantizeLinear", Support::host, "", "", "host: its input is float32 (the vnpu has no floating-point unit)", ""},
-    {"DequantizeLinear", Support::host, "", "", "host: its output is float32 (the vnpu has no floating-point unit)", ""},
+    {"DequantizeLinear", Support::host, "", "", "host: its output is float32 (the vnpu has no floating-point unit)",
+     ""},
     {"Requantize", Support::partial, "lower_requantize (lut.apply with a table from the host's own ops::materialize)",
      "int8 -> int8 per-tensor, any shape and pitch; equal parameters are a bit copy",
-     "lower-requantize-per-axis: per-axis parameters (one 256-entry table covers a 16-B aligned range, a channel is not one); lower-requantize-type: a uint8 output; lower-requantize-layout: malformed descriptors",
+     "lower-requantize-per-axis: per-axis parameters (one 256-entry table covers a 16-B aligned range, a channel is "
+     "not one); lower-requantize-type: a uint8 output; lower-requantize-layout: malformed descriptors",
      support_detail::move_test_b},
 }};
-// clang-format on
 
 namespace support_detail {
 constexpr bool covers_registry() {
