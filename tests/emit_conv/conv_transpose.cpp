@@ -76,19 +76,11 @@ void check(const Case& t, std::uint32_t seed) {
     const auto st = lower_conv_transpose(b, *plan, types[0], tw, t.a, bias, X, *scratch, Y);
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     vnpu::sim::Machine m;
-    m.dram[2].assign(static_cast<std::size_t>(H * W * Cp), 0x5a);
-    for (std::int64_t c = 0; c < C; ++c)
-        for (std::int64_t i = 0; i < H * W; ++i)
-            m.dram[2][static_cast<std::size_t>(i * Cp + c)] =
-                static_cast<std::uint8_t>(x[static_cast<std::size_t>(c * H * W + i)]);
+    m.dram[2] = et::to_nhwc(x, C, H * W, Cp, 0x5a);  // padding channels hold anything
     m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cop));
     m.dram[1].assign(static_cast<std::size_t>(scratch->h * scratch->w * Cp), 0xee);  // stale scratch contents
     et::run_clean(b, m);
-    std::vector<std::int8_t> got(want.size());
-    for (std::int64_t c = 0; c < Co; ++c)
-        for (std::int64_t i = 0; i < Ho * Wo; ++i)
-            got[static_cast<std::size_t>(c * Ho * Wo + i)] =
-                static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * Cop + c)]);
+    const auto got = et::from_nhwc(m.dram[3], Co, Ho * Wo, Cop);
     CHECK(got == want);
     int saturated = 0;
     for (auto v : want) saturated += (v == -128 || v == 127);

@@ -219,27 +219,6 @@ std::vector<std::int8_t> get(const std::vector<std::uint8_t>& region, std::size_
     return v;
 }
 
-/// NCHW int8 (one image) -> NHWC bytes at channel pitch cp; padding channels hold 0x33 (anything).
-std::vector<std::uint8_t> to_nhwc(const std::vector<std::int8_t>& x, std::int64_t c, std::int64_t hw, std::int64_t cp) {
-    std::vector<std::uint8_t> r(static_cast<std::size_t>(hw * cp), 0x33);
-    for (std::int64_t ch = 0; ch < c; ++ch)
-        for (std::int64_t i = 0; i < hw; ++i)
-            r[static_cast<std::size_t>(i * cp + ch)] =
-                static_cast<std::uint8_t>(x[static_cast<std::size_t>(ch * hw + i)]);
-    return r;
-}
-
-/// NHWC bytes at channel pitch cp -> NCHW int8 (one image).
-std::vector<std::int8_t> from_nhwc(const std::vector<std::uint8_t>& y, std::int64_t c, std::int64_t hw,
-                                   std::int64_t cp) {
-    std::vector<std::int8_t> r(static_cast<std::size_t>(c * hw));
-    for (std::int64_t ch = 0; ch < c; ++ch)
-        for (std::int64_t i = 0; i < hw; ++i)
-            r[static_cast<std::size_t>(ch * hw + i)] =
-                static_cast<std::int8_t>(y[static_cast<std::size_t>(i * cp + ch)]);
-    return r;
-}
-
 int saturated(const std::vector<std::int8_t>& v) {
     int n = 0;
     for (const auto x : v) n += (x == -128 || x == 127);
@@ -494,12 +473,12 @@ TEST_CASE("golden depthwise_3x3_3x4x13: 3x3 depthwise on a 3x4 image of 13 chann
     CHECK(saturated(want) * 4 < static_cast<int>(want.size()));
 
     vnpu::sim::Machine m;
-    m.dram[2] = to_nhwc(x, C, H * W, Cp);
+    m.dram[2] = et::to_nhwc(x, C, H * W, Cp, 0x33);
     m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cp));
     Builder b(k.name);
     REQUIRE(k.emit(b).ok());
     et::run_clean(b, m);
-    CHECK(from_nhwc(m.dram[3], C, Ho * Wo, Cp) == want);
+    CHECK(et::from_nhwc(m.dram[3], C, Ho * Wo, Cp) == want);
 }
 
 TEST_CASE("golden conv_3x3s2_5x5x3: 3x3 stride-2 conv on the MAC array, 3 -> 16 channels, pads 1, with bias") {
@@ -544,12 +523,12 @@ TEST_CASE("golden conv_3x3s2_5x5x3: 3x3 stride-2 conv on the MAC array, 3 -> 16 
     const auto want = host->to_vector<std::int8_t>();
     CHECK(saturated(want) * 4 < static_cast<int>(want.size()));
     vnpu::sim::Machine m;
-    m.dram[2] = to_nhwc(x, C, H * W, Cp);
+    m.dram[2] = et::to_nhwc(x, C, H * W, Cp, 0x33);
     m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cp));
     Builder b(k.name);
     REQUIRE(k.emit(b).ok());
     et::run_clean(b, m);
-    CHECK(from_nhwc(m.dram[3], Co, Ho * Wo, Cp) == want);
+    CHECK(et::from_nhwc(m.dram[3], Co, Ho * Wo, Cp) == want);
 }
 
 // ---------------------------------------------------------------------------------------------------- the set

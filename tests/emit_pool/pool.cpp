@@ -93,27 +93,10 @@ Outcome run(const typename Op::Attrs& a, std::int64_t C, std::int64_t H, std::in
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     o.log = b.log();
     vnpu::sim::Machine m;
-    m.dram[2].assign(static_cast<std::size_t>(H * W * Cp), 0x5a);  // padding channels hold anything
-    for (std::int64_t c = 0; c < C; ++c)
-        for (std::int64_t i = 0; i < H * W; ++i)
-            m.dram[2][static_cast<std::size_t>(i * Cp + c)] =
-                static_cast<std::uint8_t>(x[static_cast<std::size_t>(c * H * W + i)]);
+    m.dram[2] = et::to_nhwc(x, C, H * W, Cp, 0x5a);  // padding channels hold anything
     m.dram[3].assign(static_cast<std::size_t>(Ho * Wo * Cp), 0xee);
-    if (mutate) {
-        auto p = b.finish();
-        REQUIRE(p.ok());
-        mutate(p->code);
-        m.dram[0] = p->weights;
-        o.report = vnpu::sim::run(p->code, m);
-        REQUIRE(!o.report.fault);
-    } else {
-        o.report = et::run_clean(b, m);
-    }
-    o.got.resize(o.want.size());
-    for (std::int64_t c = 0; c < C; ++c)
-        for (std::int64_t i = 0; i < Ho * Wo; ++i)
-            o.got[static_cast<std::size_t>(c * Ho * Wo + i)] =
-                static_cast<std::int8_t>(m.dram[3][static_cast<std::size_t>(i * Cp + c)]);
+    o.report = et::run(b, m, mutate);
+    o.got = et::from_nhwc(m.dram[3], C, Ho * Wo, Cp);
     return o;
 }
 

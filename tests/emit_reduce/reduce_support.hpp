@@ -96,16 +96,7 @@ Outcome run(const Shape& shape, const ops::ReduceAttrs& a, numeric::QuantParams 
             m.dram[2][static_cast<std::size_t>(r * Px + c)] =
                 static_cast<std::uint8_t>(x[static_cast<std::size_t>(r * Cx + c)]);
     m.dram[3].assign(static_cast<std::size_t>(rows_of(ys) * Py), 0xee);
-    if (mutate) {
-        auto p = b.finish();
-        REQUIRE(p.ok());
-        mutate(p->code);
-        m.dram[0] = p->weights;
-        o.report = vnpu::sim::run(p->code, m);
-        REQUIRE(!o.report.fault);
-    } else {
-        o.report = et::run_clean(b, m);
-    }
+    o.report = et::run(b, m, mutate);
     o.got.resize(o.want.size());
     for (std::int64_t r = 0; r < rows_of(ys); ++r)
         for (std::int64_t c = 0; c < Cy; ++c)

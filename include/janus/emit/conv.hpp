@@ -184,17 +184,7 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         b_at.push_back(b.constant(tile));
     }
     std::vector<std::uint8_t> tables;
-    for (std::int64_t j = 0; j < ntiles; ++j) {
-        t_at.push_back(static_cast<std::uint32_t>(tables.size()));
-        append_rq_table<R>(
-            tables, plan.zp_y, -128, 127, nt,
-            [&](std::int64_t n) {
-                return !bias.empty() && j * nt + n < Co ? bias[static_cast<std::size_t>(j * nt + n)] : 0;
-            },
-            [&](std::int64_t n) {  // padded channels reuse a valid multiplier
-                return plan.multipliers[static_cast<std::size_t>(std::min(j * nt + n, Co - 1))];
-            });
-    }
+    t_at = append_tile_tables<R>(tables, plan.zp_y, Co, nt, bias, plan.multipliers);
     JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "conv rq tables"));
 
     // ---- buffers, registers, events

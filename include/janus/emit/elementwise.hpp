@@ -9,8 +9,10 @@
 // Contract: int8 tensors of equal element count (no broadcast yet: rule lower-broadcast), contiguous and padded
 // to 16 B in DRAM. The result equals ops::call<Op> on the same tensors bit for bit (tests/emit/).
 // Transactional: on any error, nothing of the kernel stays in the builder (seed C7).
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,30 @@ void append_rq_table(std::vector<std::uint8_t>& out, std::int32_t zp, std::int32
         put32(e + 4, q.multiplier);
         out[e + 8] = static_cast<std::uint8_t>(31 - q.shift);
     }
+}
+
+/// The rq tables of N tiles of `nt` output channels (matmul columns, conv output channels), appended to `out`, and
+/// their offsets in it: channel c of tile j is j nt + c, its bias bias[c] (0 when `bias` is empty) and multiplier
+/// mult[c] (mult[0] when there is one); channels past `channels` are padding, computed and never stored: bias 0
+/// and the last channel's multiplier.
+template <numeric::RoundingMode R>
+std::vector<std::uint32_t> append_tile_tables(std::vector<std::uint8_t>& out, std::int32_t zp_y, std::int64_t channels,
+                                              std::int64_t nt, std::span<const std::int32_t> bias,
+                                              std::span<const numeric::QuantizedMultiplier> mult) {
+    std::vector<std::uint32_t> at;
+    for (std::int64_t j = 0; j * nt < channels; ++j) {
+        at.push_back(static_cast<std::uint32_t>(out.size()));
+        append_rq_table<R>(
+            out, zp_y, -128, 127, nt,
+            [&](std::int64_t n) {
+                return !bias.empty() && j * nt + n < channels ? bias[static_cast<std::size_t>(j * nt + n)] : 0;
+            },
+            [&](std::int64_t n) {
+                const std::int64_t c = std::min(j * nt + n, channels - 1);
+                return mult[mult.size() == 1 ? 0 : static_cast<std::size_t>(c)];
+            });
+    }
+    return at;
 }
 
 constexpr std::string_view ew_mnemonic(expr::BinOp k) {

@@ -129,18 +129,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         b_at.push_back(b.constant(tile));
     }
     std::vector<std::uint8_t> tables;
-    for (std::int64_t j = 0; j < ntiles; ++j) {
-        t_at.push_back(static_cast<std::uint32_t>(tables.size()));
-        append_rq_table<R>(
-            tables, plan.zp_y, -128, 127, nt,
-            [&](std::int64_t n) {
-                return !bias.empty() && j * nt + n < N ? bias[static_cast<std::size_t>(j * nt + n)] : 0;
-            },
-            [&](std::int64_t n) {  // padded columns reuse a valid multiplier
-                const std::int64_t col = std::min(j * nt + n, N - 1);
-                return plan.multipliers[plan.multipliers.size() == 1 ? 0 : static_cast<std::size_t>(col)];
-            });
-    }
+    t_at = append_tile_tables<R>(tables, plan.zp_y, N, nt, bias, plan.multipliers);
     JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "matmul rq tables"));
 
     // ---- buffers, registers, events
