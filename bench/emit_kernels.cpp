@@ -6,7 +6,7 @@
 //   LutSig/N   Sigmoid (lut.apply, its 256-entry table loaded once): 2N bytes moved
 //   Matmul/M/K/N  quantized MatMul (mac.mm + vec.rq), per-column weight scales: M K N MACs, MK + KN + MN bytes;
 //              FC 1024 -> 1000 (M = 1) and the 1x1 conv 56x56x64 -> 64 as a matmul (M = 3136)
-//   Depthwise/H/C  3x3 depthwise conv, pad 1, on VEC (vec.mac per tap, vec.rq per row): the MAC array is idle, so the
+//   Depthwise/H/C/s  3x3 depthwise conv, stride s (pad 1; stride 2: pads 0 0 1 1, as TF 'SAME'), on VEC (vec.mac per tap, vec.rq per row): the MAC array is idle, so the
 //              bound is VEC's: (9 + 1) H H C / 16 cycles (it exceeds the DMA's 2 H H C / 16 and MACs / 256)
 //   MatmulLeft/M/K/N  the weight on the left (seed B12), W [M, K] x X [K, N]: a channels-first 1x1 conv
 //   MaxPool/H/C/k/s  k x k / s max pool on VEC (vec.max over rows and taps, strided store)
@@ -117,19 +117,25 @@ void Matmul(benchmark::State& state) {
 }
 
 void Depthwise(benchmark::State& state) {
-    const std::int64_t H = state.range(0), C = state.range(1);
+    const std::int64_t H = state.range(0), C = state.range(1), st = state.range(2), Ho = (H - 1) / st + 1;
     ops::ConvQuantPlan plan;
     plan.zp_x = 3;
     plan.zp_w.assign(static_cast<std::size_t>(C), 0);
     plan.multipliers.assign(static_cast<std::size_t>(C), numeric::QuantizedMultiplier{1 << 30, -8});
     const std::vector<std::int8_t> w(static_cast<std::size_t>(C * 9), 2);
-    const double bound = 10.0 * static_cast<double>(H * H * C) / 16;
-    auto m = machine(H * H * C, H * H * C);
+    const double bound = 10.0 * static_cast<double>(Ho * Ho * C) / 16;  // 9 taps + 1 vec.rq per output element
+    auto m = machine(H * H * C, Ho * Ho * C);
+    const emit::ConvWindow k{3, 3, st, st, 1, 1, {st == 1 ? 1 : 0, st == 1 ? 1 : 0, 1, 1}, C};
     run_kernel(state, m, bound, [&](emit::Builder& b) {
-        return emit::lower_depthwise(b, plan, {2, 0, H, H, C, C}, w, 3, 3, {1, 1, 1, 1}, {}, {3, 0, H, H, C, C});
+        return emit::lower_depthwise(b, plan, {2, 0, H, H, C, C}, w, k, {}, {3, 0, Ho, Ho, C, C});
     });
 }
-BENCHMARK(Depthwise)->Args({112, 32})->Args({56, 144})->Unit(benchmark::kMicrosecond);
+BENCHMARK(Depthwise)
+    ->Args({112, 32, 1})
+    ->Args({56, 144, 1})
+    ->Args({112, 96, 2})
+    ->Args({56, 144, 2})
+    ->Unit(benchmark::kMicrosecond);
 
 void Conv(benchmark::State& state) {
     const std::int64_t H = state.range(0), C = state.range(1), Co = state.range(2), k = state.range(3),

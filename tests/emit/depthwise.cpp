@@ -26,6 +26,7 @@ struct Case {
     std::array<std::int64_t, 4> pads;  // top, left, bottom, right
     std::int32_t zp_x;
     bool with_bias;
+    std::int64_t sh = 1, sw = 1, dh = 1, dw = 1;  // strides, dilations
 };
 
 vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::string>* log = nullptr) {
@@ -35,11 +36,16 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     CAPTURE(k.kh);
     CAPTURE(k.kw);
     CAPTURE(k.zp_x);
+    CAPTURE(k.sh);
+    CAPTURE(k.sw);
+    CAPTURE(k.dh);
+    CAPTURE(k.dw);
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> byte(-128, 127);
     std::uniform_real_distribution<float> scale(0.005f, 0.05f);
     const std::int64_t C = k.C, H = k.H, W = k.W, Cp = (C + 15) / 16 * 16;
-    const std::int64_t Ho = H + k.pads[0] + k.pads[2] - k.kh + 1, Wo = W + k.pads[1] + k.pads[3] - k.kw + 1;
+    const std::int64_t Ho = (H + k.pads[0] + k.pads[2] - k.dh * (k.kh - 1) - 1) / k.sh + 1;
+    const std::int64_t Wo = (W + k.pads[1] + k.pads[3] - k.dw * (k.kw - 1) - 1) / k.sw + 1;
     std::vector<std::int8_t> x(static_cast<std::size_t>(C * H * W)), w(static_cast<std::size_t>(C * k.kh * k.kw));
     for (auto& v : x) v = static_cast<std::int8_t>(byte(rng));
     for (auto& v : w) v = static_cast<std::int8_t>(byte(rng));
@@ -60,6 +66,8 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     ops::Conv::Attrs at;
     at.group = C;
     at.pads = {k.pads[0], k.pads[1], k.pads[2], k.pads[3]};
+    at.strides = {k.sh, k.sw};
+    at.dilations = {k.dh, k.dw};
     const ops::TensorType out{DType::i8, Shape{1, C, Ho, Wo}, qy};
     std::vector<Tensor> ins{tx, tw};
     if (k.with_bias) ins.push_back(Tensor::from<std::int32_t>(Shape{C}, bias));
@@ -73,7 +81,10 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     REQUIRE(plan.ok());
     Builder b("dw");
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, C, Cp};
-    const auto st = lower_depthwise(b, *plan, X, w, k.kh, k.kw, k.pads, bias, Y);
+    const auto st =
+        k.sh == 1 && k.sw == 1 && k.dh == 1 && k.dw == 1
+            ? lower_depthwise(b, *plan, X, w, k.kh, k.kw, k.pads, bias, Y)
+            : lower_depthwise(b, *plan, X, w, ConvWindow{k.kh, k.kw, k.sh, k.sw, k.dh, k.dw, k.pads, C}, bias, Y);
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     if (log) *log = b.log();
     vnpu::sim::Machine m;
@@ -98,12 +109,23 @@ TEST_CASE("depthwise conv on VEC accumulation: kernels, pads, odd channel counts
     check({16, 2, 3, 3, 3, {2, 2, 2, 2}, -3, true}, 5);  // pads wider than the image: whole zero-point rows
 }
 
+TEST_CASE("depthwise strides and dilations: rows picked by the load, every sw-th pixel stored") {
+    check({16, 9, 9, 3, 3, {1, 1, 1, 1}, 5, true, 2, 2}, 21);          // MobileNet's stride-2 depthwise
+    check({13, 8, 11, 3, 3, {1, 1, 1, 1}, -128, true, 2, 2}, 22);      // odd width, C padded
+    check({40, 10, 7, 3, 2, {0, 1, 2, 0}, 127, false, 3, 1}, 23);      // vertical stride 3 only
+    check({16, 9, 10, 3, 3, {2, 2, 2, 2}, -9, true, 1, 1, 2, 2}, 24);  // dilation 2
+    check({16, 12, 12, 3, 3, {2, 1, 2, 1}, 4, true, 2, 3, 2, 1}, 25);  // strides and a dilation mixed
+}
+
 TEST_CASE("depthwise at MobileNet size 112x112x32, 3x3, pad 1") {
     std::vector<std::string> log;
     const auto r = check({32, 112, 112, 3, 3, {1, 1, 1, 1}, -7, true}, 6, &log);
     CHECK(r.macs == static_cast<std::uint64_t>(112) * 112 * 32 * 9);
     REQUIRE(!log.empty());
     CHECK(log.back() == "dw: depthwise: 112 output rows of 112 x 32 B, 9 vec.mac per row, double buffered");
+    const auto r2 = check({32, 112, 112, 3, 3, {0, 0, 1, 1}, -7, true, 2, 2}, 7, &log);  // the stride-2 layer
+    CHECK(r2.macs == static_cast<std::uint64_t>(56) * 56 * 32 * 9);  // phases: only the output pixels are computed
+    CHECK(log.back().find("input rows in 2 phases (stride 2)") != std::string::npos);
 }
 
 TEST_CASE("depthwise refusals name the rule and leave nothing in the builder") {

@@ -53,15 +53,6 @@
 
 namespace janus::emit {
 
-/// The convolution's window: kernel, strides, dilations, pads {top, left, bottom, right} and groups (ONNX Conv).
-struct ConvWindow {
-    std::int64_t kh = 1, kw = 1;
-    std::int64_t sh = 1, sw = 1;
-    std::int64_t dh = 1, dw = 1;
-    std::array<std::int64_t, 4> pads{};
-    std::int64_t groups = 1;
-};
-
 struct ConvOptions {
     std::int64_t max_n_tile = 0;  ///< 0: as wide as LMEM allows
     std::int64_t max_rows = 0;    ///< output rows per M tile; 0: as many as LMEM, ACC and mac.cfg allow

@@ -1,16 +1,18 @@
 #pragma once
-// Lowering of a depthwise convolution (ops/conv.hpp's Conv with group == C, stride 1, dilation 1) to VEC
+// Lowering of a depthwise convolution (ops/conv.hpp's Conv with group == C, any strides and dilations) to VEC
 // accumulation, from the op's own ConvQuantPlan:
-//     ACC[p, c] = sum over taps (ky, kx) of (x[y + ky - pt, p + kx - pl, c] - zp_x) * w[c, ky, kx]     (vec.mac)
+//     ACC[p, c] = sum over taps (ky, kx) of (x[y sh + ky dh - pt, p + kx dw - pl, c] - zp_x) * w[c, ky, kx]   (vec.mac)
 //     y[p, c]   = sat8(rq(ACC[p, c] + bias[c], M[c]) + zp_y)                                          (vec.rq)
 //
 // Layout: NHWC images in DRAM, one image, pixels `cpitch` bytes apart (a multiple of 16 >= C; the padding channels
 // are computed and unspecified in the output) and rows w * cpitch bytes apart.
 // Strategy, per output row (double buffered, as emit/stream.hpp):
-//   - the kh input rows it reads sit in LMEM with pl / pr border pixels filled with zp_x (dma.fill once per buffer
-//     set; rows above or below the image are filled with zp_x whole), so every tap is ONE vec.mac over the output
-//     row: x at (row ky, pixel kx), weights at tap (ky, kx) replicated over the row's pixels (a constant, loaded
-//     once), n = Wo * cpitch;
+//   - the kh input rows it reads (yo sh + ky dh - pt) sit in LMEM with pl / pr border pixels filled with zp_x
+//     (dma.fill once per buffer set; rows above or below the image are filled with zp_x whole). With a horizontal
+//     stride sw > 1 each buffered row is stored as sw PHASES (padded pixel p at phase p mod sw, index p / sw; the
+//     loads place pixels sw apart, one per DMA row), so that the pixels a tap reads are contiguous again. Every tap
+//     is then ONE vec.mac over the output row: x at (row ky, phase kx dw mod sw, index kx dw / sw), weights at tap
+//     (ky, kx) replicated over the row's pixels (a constant, loaded once), n = Wo * cpitch;
 //   - ACC is cleared by a dma.fill of 0 before the first tap; vec.rq requantizes with the per-channel table (bias
 //     and multiplier per channel, loaded once); a dma.store writes the row.
 // Events: the DMA work of a row (ACC clear, input rows) signals L[s], the first vec.mac waits on it; vec.rq signals
@@ -36,31 +38,44 @@ struct DramImage {
     std::int64_t h = 0, w = 0, c = 0, cpitch = 0;
 };
 
-/// pads: {top, left, bottom, right}. weights: ONNX order [C, 1, kh, kw]. bias: empty or C int32 values.
+/// A 2-D convolution window: kernel, strides, dilations, pads {top, left, bottom, right} and groups (ONNX Conv).
+struct ConvWindow {
+    std::int64_t kh = 1, kw = 1;
+    std::int64_t sh = 1, sw = 1;
+    std::int64_t dh = 1, dw = 1;
+    std::array<std::int64_t, 4> pads{};
+    std::int64_t groups = 1;
+};
+
+/// weights: ONNX order [C, 1, kh, kw]. bias: empty or C int32 values. `k.groups` is not read (it is C).
 template <numeric::RoundingMode R = numeric::default_rounding>
 Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
-                       std::span<const std::int8_t> weights, std::int64_t kh, std::int64_t kw,
-                       std::array<std::int64_t, 4> pads, std::span<const std::int32_t> bias, const DramImage& y) {
+                       std::span<const std::int8_t> weights, const ConvWindow& k, std::span<const std::int32_t> bias,
+                       const DramImage& y) {
     const std::string what = b.name() + ": depthwise";
-    const std::int64_t C = x.c, Cp = x.cpitch, pt = pads[0], pl = pads[1], pb = pads[2], pr = pads[3];
-    const std::int64_t Ho = x.h + pt + pb - kh + 1, Wo = x.w + pl + pr - kw + 1, Wp = x.w + pl + pr;
+    const std::int64_t kh = k.kh, kw = k.kw, sh = k.sh, sw = k.sw, dh = k.dh, dw = k.dw;
+    const std::int64_t C = x.c, Cp = x.cpitch, pt = k.pads[0], pl = k.pads[1], pb = k.pads[2], pr = k.pads[3];
+    const std::int64_t Wp = x.w + pl + pr, eh = dh * (kh - 1) + 1, ew = dw * (kw - 1) + 1;
+    const std::int64_t Ho = sh > 0 && x.h + pt + pb >= eh ? (x.h + pt + pb - eh) / sh + 1 : 0;
+    const std::int64_t Wo = sw > 0 && Wp >= ew ? (Wp - ew) / sw + 1 : 0;
+    // a buffered row holds the Wp padded pixels as sw phases (pixel p at phase p mod sw, index p / sw) of Wv pixels
+    const std::int64_t Wv = sw > 0 ? (Wp + sw - 1) / sw : 0;
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
-    if (kh < 1 || kw < 1 || pt < 0 || pl < 0 || pb < 0 || pr < 0 || C < 1 || Cp % 16 != 0 || Cp < C || y.cpitch != Cp ||
-        y.c != C || y.h != Ho || y.w != Wo || Ho < 1 || Wo < 1 || x.offset % 16 != 0 || y.offset % 16 != 0 ||
-        static_cast<std::int64_t>(weights.size()) != C * kh * kw ||
+    if (kh < 1 || kw < 1 || sh < 1 || sw < 1 || dh < 1 || dw < 1 || pt < 0 || pl < 0 || pb < 0 || pr < 0 || C < 1 ||
+        Cp % 16 != 0 || Cp < C || y.cpitch != Cp || y.c != C || y.h != Ho || y.w != Wo || Ho < 1 || Wo < 1 ||
+        x.offset % 16 != 0 || y.offset % 16 != 0 || static_cast<std::int64_t>(weights.size()) != C * kh * kw ||
         (!bias.empty() && static_cast<std::int64_t>(bias.size()) != C) ||
         plan.multipliers.size() != static_cast<std::size_t>(C))
         return refuse("lower-depthwise-layout",
                       "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
                           std::to_string(Cp) + "), kernel " + std::to_string(kh) + "x" + std::to_string(kw) + ", y " +
                           std::to_string(y.h) + "x" + std::to_string(y.w) + "x" + std::to_string(y.c) + " (pitch " +
-                          std::to_string(y.cpitch) +
-                          "): shapes must chain (stride 1) and pitches be equal multiples of 16 >= C");
+                          std::to_string(y.cpitch) + "): shapes must chain and pitches be equal multiples of 16 >= C");
     for (const auto z : plan.zp_w)
         if (z != 0)
             return refuse("lower-depthwise-zero-point",
                           "a weight zero point is " + std::to_string(z) + ": vec.mac subtracts the input's only");
-    const std::int64_t row = Wo * Cp, prow = Wp * Cp, taps = kh * kw;
+    const std::int64_t row = Wo * Cp, prow = sw * Wv * Cp, taps = kh * kw;
     const std::int64_t lmem = 2 * kh * prow + taps * row + 16 + 16 * Cp + 2 * row;
     if (2 * row * 4 > static_cast<std::int64_t>(vnpu::sim::acc_size) || lmem > b.largest_free(Mem::lmem))
         return refuse("lower-depthwise-budget",
@@ -71,7 +86,8 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
     auto txn = b.transaction();
     auto scope = b.scope("depthwise");
     b.note(what + ": " + std::to_string(Ho) + " output rows of " + std::to_string(Wo) + " x " + std::to_string(Cp) +
-           " B, " + std::to_string(taps) + " vec.mac per row, double buffered");
+           " B, " + std::to_string(taps) + " vec.mac per row, double buffered" +
+           (sw > 1 ? "; input rows in " + std::to_string(sw) + " phases (stride " + std::to_string(sw) + ")" : ""));
     // constants: the taps' weights replicated over a row's pixels, then the requantization table
     std::vector<std::uint8_t> wrep(static_cast<std::size_t>(taps * row), 0);
     for (std::int64_t t = 0; t < taps; ++t)
@@ -106,22 +122,33 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
     }
     const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
     const std::int64_t zp = static_cast<std::int8_t>(plan.zp_x);  // dma.fill writes the int8 zero point
-    // border pixels of every buffered row: written once per set (loads only write the interior)
+    // border pixels of every buffered row, per phase: written once per set (loads only write the image's pixels)
+    const auto phase_at = [&](std::int64_t ph, std::int64_t j) { return (ph * Wv + j) * Cp; };  // byte in a row
     for (std::size_t s = 0; s < 2; ++s) {
         JANUS_CHECK(b.emit("dma.cfg", {kh, 0, prow}));
-        if (pl > 0) {
-            JANUS_CHECK(li(r1, in[s].address()));
-            JANUS_CHECK(b.emit("dma.fill", {r1, zp, pl * Cp}));
-        }
-        if (pr > 0) {
-            JANUS_CHECK(li(r1, in[s].address() + (pl + x.w) * Cp));
-            JANUS_CHECK(b.emit("dma.fill", {r1, zp, pr * Cp}));
+        for (std::int64_t ph = 0; ph < sw; ++ph) {
+            // phase index j is padded pixel j sw + ph: left border j < jl, right border j >= jr
+            const std::int64_t jl = pl > ph ? (pl - ph + sw - 1) / sw : 0;
+            const std::int64_t jr = (pl + x.w - ph + sw - 1) / sw;
+            if (jl > 0) {
+                JANUS_CHECK(li(r1, in[s].address() + phase_at(ph, 0)));
+                JANUS_CHECK(b.emit("dma.fill", {r1, zp, jl * Cp}));
+            }
+            if (jr < Wv) {
+                JANUS_CHECK(li(r1, in[s].address() + phase_at(ph, jr)));
+                JANUS_CHECK(b.emit("dma.fill", {r1, zp, (Wv - jr) * Cp}));
+            }
         }
     }
     // the DMA work of output row yo: clear its ACC set, bring its kh input rows; the last instruction signals
     const auto load_row = [&](std::int64_t yo) -> Status {
         const auto s = static_cast<std::size_t>(yo % 2);
-        const std::int64_t k0 = std::max<std::int64_t>(0, pt - yo), k1 = std::min<std::int64_t>(kh, x.h + pt - yo);
+        // buffered row ky holds image row yo sh + ky dh - pt; those inside the image are ky in [k0, k1)
+        const auto image_row = [&](std::int64_t ky) { return yo * sh + ky * dh - pt; };
+        std::int64_t k0 = 0, k1 = 0;
+        while (k0 < kh && image_row(k0) < 0) ++k0;
+        k1 = k0;
+        while (k1 < kh && image_row(k1) < x.h) ++k1;
         JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
         JANUS_CHECK(li(r1, acc[s].address()));
         JANUS_CHECK(b.emit("dma.fill", {r1, 0, 4 * row}));
@@ -131,11 +158,30 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
                 const bool last = k1 <= k0 && ky == kh - 1;  // no load follows: the last fill signals
                 JANUS_CHECK(b.emit("dma.fill", {r1, zp, prow}, Sync{nullptr, last ? &loaded[s] : nullptr}));
             }
-        if (k1 > k0) {
-            JANUS_CHECK(b.emit("dma.cfg", {k1 - k0, x.w * Cp, prow}));
+        if (k1 > k0 && sw == 1) {  // one transfer: the rows, dh image rows apart
+            JANUS_CHECK(b.emit("dma.cfg", {k1 - k0, dh * x.w * Cp, prow}));
             JANUS_CHECK(li(r1, in[s].address() + k0 * prow + pl * Cp));
-            JANUS_CHECK(li(r2, static_cast<std::int64_t>(x.offset) + (yo - pt + k0) * x.w * Cp));
+            JANUS_CHECK(li(r2, static_cast<std::int64_t>(x.offset) + image_row(k0) * x.w * Cp));
             JANUS_CHECK(b.emit("dma.load", {r1, x.region, r2, x.w * Cp}, Sync{nullptr, &loaded[s]}));
+        }
+        struct Pixels {
+            std::int64_t n, dst, src;
+        };
+        std::vector<Pixels> work;  // sw > 1: per row and phase, the image pixels sw apart, one per DMA row
+        for (std::int64_t ky = k0; ky < k1 && sw > 1; ++ky)
+            for (std::int64_t ph = 0; ph < sw; ++ph) {
+                const std::int64_t ix0 = ((ph - pl) % sw + sw) % sw;  // the first image pixel of this phase
+                if (ix0 < x.w)
+                    work.push_back({(x.w - ix0 + sw - 1) / sw,
+                                    in[s].address() + ky * prow + phase_at(ph, (ix0 + pl) / sw),
+                                    static_cast<std::int64_t>(x.offset) + (image_row(ky) * x.w + ix0) * Cp});
+            }
+        for (std::size_t w = 0; w < work.size(); ++w) {
+            JANUS_CHECK(b.emit("dma.cfg", {work[w].n, sw * Cp, Cp}));
+            JANUS_CHECK(li(r1, work[w].dst));
+            JANUS_CHECK(li(r2, work[w].src));
+            JANUS_CHECK(
+                b.emit("dma.load", {r1, x.region, r2, Cp}, Sync{nullptr, w + 1 == work.size() ? &loaded[s] : nullptr}));
         }
         return ok_status();
     };
@@ -145,7 +191,8 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
         if (yo + 1 < Ho) JANUS_CHECK(load_row(yo + 1));
         JANUS_CHECK(li(r3, acc[s].address()));
         for (std::int64_t t = 0; t < taps; ++t) {
-            JANUS_CHECK(li(r1, in[s].address() + (t / kw) * prow + (t % kw) * Cp));
+            const std::int64_t kx = (t % kw) * dw;  // padded pixel offset of the tap: phase kx mod sw
+            JANUS_CHECK(li(r1, in[s].address() + (t / kw) * prow + phase_at(kx % sw, kx / sw)));
             JANUS_CHECK(li(r2, wbuf.address() + t * row));
             JANUS_CHECK(b.emit("vec.mac", {r3, r1, r2, plan.zp_x, row}, Sync{t == 0 ? &loaded[s] : nullptr, nullptr}));
         }
@@ -158,6 +205,14 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
     }
     txn.commit();
     return ok_status();
+}
+
+/// Stride 1, dilation 1: pads {top, left, bottom, right}.
+template <numeric::RoundingMode R = numeric::default_rounding>
+Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
+                       std::span<const std::int8_t> weights, std::int64_t kh, std::int64_t kw,
+                       std::array<std::int64_t, 4> pads, std::span<const std::int32_t> bias, const DramImage& y) {
+    return lower_depthwise<R>(b, plan, x, weights, ConvWindow{kh, kw, 1, 1, 1, 1, pads, x.c}, bias, y);
 }
 
 }  // namespace janus::emit

@@ -137,7 +137,7 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "vec.sel, vec.max and vec.min are int8; ACC leaves only through vec.rq), so an index >= 128 cannot be stored",
      ""},
     {"Conv", Support::lowered,
-     "lower_conv (mac.mm per tap + vec.rq); lower_depthwise (group == C, stride 1: vec.mac per tap)",
+     "lower_conv (mac.mm per tap + vec.rq); lower_depthwise (group == C: vec.mac per tap, any strides and dilations)",
      "int8 NHWC, any kernel, strides, dilations, pads and groups (block-diagonal B), per-channel weight scales, bias",
      "lower-conv-zero-point: a weight zero point is not 0 (the MAC array subtracts the input's only); "
      "lower-conv-layout: shapes or pitches that do not chain; lower-conv-budget: an output row above 1024 MAC rows or "
