@@ -534,13 +534,76 @@ def seeds_emit_conv():
     return {name: bytes(v + [4, 5, 6]) for name, v in cases.items()}
 
 
+def seeds_emit_pool():
+    """emit_diff family 5 (pools): kind (0 MaxPool, 1 AveragePool, 2 GlobalMaxPool, 3 GlobalAveragePool), C, H, W, kh,
+    kw, sh, sw, flags (bits: dh, dw, ceil_mode, count_include_pad, output quantization = input's, wider pitch), four
+    pads, input zero point, output scale ratio, output zero point, global tile, data seed. 3x3 / 2 pad 1, a dilated
+    ceil-mode max, an average with one count, one whose count varies (refused: lower-pool-count), a tiled global max,
+    a global average whose clamp acts."""
+    cases = {
+        "max_k3s2_pad1": [0, 15, 8, 8, 2, 2, 1, 1, 0x10, 1, 1, 1, 1, 0x80, 0x20, 5, 0],
+        "max_dilated_ceil": [0, 12, 9, 10, 2, 1, 0, 2, 0x27, 2, 1, 0, 1, 3, 0x1B, 0x9C, 0],
+        "avg_include_pad": [1, 39, 6, 8, 2, 1, 1, 1, 0x08, 1, 1, 1, 1, 0x7F, 0x2A, 0xFD, 0],
+        "avg_count_varies": [1, 15, 5, 5, 2, 2, 0, 0, 0x00, 1, 1, 1, 1, 0, 0x20, 0, 0],
+        "global_max_tiled": [2, 12, 4, 6, 0, 0, 0, 0, 0x00, 0, 0, 0, 0, 0x80, 0x10, 0x0A, 3],
+        "global_avg_clamp": [3, 39, 4, 6, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0x00, 0, 0],
+    }
+    return {name: bytes(v + [3, 1, 4]) for name, v in cases.items()}
+
+
+def seeds_emit_reduce():
+    """emit_diff family 6 (reductions): op (0 ReduceSum, 1 ReduceMean, 2 ReduceMax, 3 ReduceMin), rank - 2, four extent
+    bytes (outer 1..6, innermost 1..40), axes mask, negative-axes mask, flags (bits: keepdims, noop_with_empty_axes,
+    wider pitch, per-axis input (2: innermost axis, 3: axis 0), output quantization = input's), tile cap, chunk width
+    in rows, input zero point, output zero point, scale ratio, data seed. Spatial sums of NHWC, an innermost mean with
+    keepdims 0, per-channel max, forced tiles and chunks, and two refusals (inner max, two reduced blocks)."""
+    cases = {
+        "sum_spatial": [0, 2, 0, 4, 6, 12, 0x06, 0x00, 0x01, 0, 0, 0x80, 20, 0x20],
+        "mean_inner_keep0": [1, 1, 2, 3, 39, 0, 0x04, 0x04, 0x00, 2, 0, 0x7F, 0xEC, 0x18],
+        "max_per_channel": [2, 1, 1, 4, 12, 0, 0x02, 0x00, 0x11, 0, 0, 7, 0xF7, 0x28],
+        "min_tiles_chunks": [3, 2, 1, 2, 3, 15, 0x02, 0x02, 0x24, 3, 1, 0x80, 0, 0x20],
+        "max_inner_refused": [2, 0, 3, 15, 0, 0, 0x02, 0x00, 0x01, 0, 0, 0, 0, 0x20],
+        "sum_two_blocks": [0, 2, 1, 2, 3, 15, 0x05, 0x00, 0x01, 0, 0, 9, 1, 0x1C],
+    }
+    return {name: bytes(v + [2, 7, 1]) for name, v in cases.items()}
+
+
+def seeds_emit_movement():
+    """emit_diff family 7 (data movement and Resize): op (0 Slice, 1 Transpose, 2 Pad, 3 Concat, 4 Expand, 5 Reshape,
+    6 Resize), rank - 2, four extent bytes (outer 1..5; innermost: odd bytes 16, 32, 48, even 1..40), flags (bits: x
+    pitch + 16, y pitch + 16, output quantization = input's), input zero point, output scale ratio, output zero point,
+    12 op bytes (see emit_diff.cpp), data seed. Stepped slices, an outer transpose, constant and reflect pads, concats
+    along the innermost and an outer axis, an expand, an in-place reshape view and a repacking merge, resizes by
+    scales and sizes, and a linear resize (refused: lower-resize-mode)."""
+    op_bytes = {
+        "slice_steps": (0, [1, 3, 4, 24, 0], 0x01, [5, 0x15, 13, 0x04, 0, 0]),
+        "transpose_outer": (1, [2, 1, 2, 3, 24], 0x02, [1, 5, 0]),
+        "pad_constant": (2, [1, 1, 2, 1, 0], 0x04, [3, 2, 1, 2, 4, 0, 0, 0, 0, 0x10]),
+        "pad_reflect": (2, [1, 2, 3, 12, 0], 0x00, [4, 3, 0, 2, 5, 0, 0, 0, 3, 0]),
+        "concat_inner": (3, [0, 2, 1, 0, 0], 0x00, [3, 0x81, 1, 3, 12]),
+        "concat_outer": (3, [1, 1, 2, 24, 0], 0x01, [0, 1, 3, 1]),
+        "expand": (4, [1, 2, 1, 24, 0], 0x00, [0x02, 1, 1, 0x12, 0, 3, 0]),
+        "reshape_view": (5, [1, 1, 2, 3, 0], 0x04, [2, 1]),
+        "reshape_merge": (5, [1, 3, 2, 24, 0], 0x02, [1, 0]),
+        "resize_x2": (6, [0, 0, 24, 0, 0], 0x02, [4, 5, 0, 3, 3, 0, 0, 0]),
+        "resize_sizes": (6, [0, 0, 78, 0, 0], 0x00, [2, 4, 1, 6, 10, 2, 3, 0]),
+        "resize_linear": (6, [0, 0, 1, 0, 0], 0x00, [3, 3, 0, 3, 3, 0, 0, 7]),
+    }
+    seeds = {}
+    for name, (op, shape, flags, params) in op_bytes.items():
+        quant = [0x80 if op % 2 else 5, 0x21, 0x7F if op % 3 else 0xF0]
+        seeds[name] = bytes([op] + shape[:5] + [flags] + quant + (params + [0] * 12)[:12] + [6, 2, 8])
+    return seeds
+
+
 def seeds_emit_diff():
-    """fuzz/emit_diff.cpp: a family byte (0 elementwise, 1 matmul, 2 depthwise, 3 conv, 4 ConvTranspose), then that
-    family's input."""
+    """fuzz/emit_diff.cpp: a family byte (0 elementwise, 1 matmul, 2 depthwise, 3 conv, 4 ConvTranspose, 5 pools,
+    6 reductions, 7 data movement and Resize), then that family's input."""
     seeds = {}
     for prefix, family, gen in (("ew", 0, seeds_emit_elementwise), ("mm", 1, seeds_emit_matmul),
                                 ("dw", 2, seeds_emit_depthwise), ("cv", 3, seeds_emit_conv),
-                                ("ct", 4, seeds_emit_conv)):
+                                ("ct", 4, seeds_emit_conv), ("pl", 5, seeds_emit_pool),
+                                ("rd", 6, seeds_emit_reduce), ("mv", 7, seeds_emit_movement)):
         for name, data in gen().items():
             seeds[f"{prefix}_{name}"] = bytes([family]) + data
     return seeds
