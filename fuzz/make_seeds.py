@@ -597,13 +597,23 @@ def seeds_emit_movement():
 
 
 def seeds_emit_diff():
-    """fuzz/emit_diff.cpp: a family byte (0 elementwise, 1 matmul, 2 depthwise, 3 conv, 4 ConvTranspose, 5 pools,
-    6 reductions, 7 data movement and Resize), then that family's input."""
+    """fuzz/emit_diff.cpp: a family byte (0 elementwise, 1 matmul, 2 depthwise, 3 conv, 4 ConvTranspose), then that
+    family's input."""
     seeds = {}
     for prefix, family, gen in (("ew", 0, seeds_emit_elementwise), ("mm", 1, seeds_emit_matmul),
                                 ("dw", 2, seeds_emit_depthwise), ("cv", 3, seeds_emit_conv),
-                                ("ct", 4, seeds_emit_conv), ("pl", 5, seeds_emit_pool),
-                                ("rd", 6, seeds_emit_reduce), ("mv", 7, seeds_emit_movement)):
+                                ("ct", 4, seeds_emit_conv)):
+        for name, data in gen().items():
+            seeds[f"{prefix}_{name}"] = bytes([family]) + data
+    return seeds
+
+
+def seeds_emit_diff_data():
+    """fuzz/emit_diff_data.cpp: a family byte (0 pools, 1 reductions, 2 data movement and Resize), then that family's
+    input."""
+    seeds = {}
+    for prefix, family, gen in (("pl", 0, seeds_emit_pool), ("rd", 1, seeds_emit_reduce),
+                                ("mv", 2, seeds_emit_movement)):
         for name, data in gen().items():
             seeds[f"{prefix}_{name}"] = bytes([family]) + data
     return seeds
@@ -620,6 +630,7 @@ TARGETS = {
     "vnpu_roundtrip": seeds_vnpu_roundtrip,
     "vnpu_sim": seeds_vnpu_sim,
     "emit_diff": seeds_emit_diff,
+    "emit_diff_data": seeds_emit_diff_data,
 }
 
 
