@@ -225,6 +225,24 @@ int saturated(const std::vector<std::int8_t>& v) {
     return n;
 }
 
+/// Run kernel `k` (a Conv lowering from x to y, NHWC at channel pitch 16, padding channels 0x33) on the simulator
+/// and require the host's ops::call<Conv> output, bit for bit, mostly unsaturated.
+void check_conv_run(const Kernel& k, const std::vector<Tensor>& ins, const ops::Conv::Attrs& at,
+                    const ops::TensorType& ty, const std::vector<std::int8_t>& x, const DramImage& X,
+                    const DramImage& Y) {
+    const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), at, ty);
+    REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
+    const auto want = host->to_vector<std::int8_t>();
+    CHECK(saturated(want) * 4 < static_cast<int>(want.size()));
+    vnpu::sim::Machine m;
+    m.dram[2] = et::to_nhwc(x, X.c, X.h * X.w, X.cpitch, 0x33);
+    m.dram[3].resize(static_cast<std::size_t>(Y.h * Y.w * Y.cpitch));
+    Builder b(k.name);
+    REQUIRE(k.emit(b).ok());
+    et::run_clean(b, m);
+    CHECK(et::from_nhwc(m.dram[3], Y.c, Y.h * Y.w, Y.cpitch) == want);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------- elementwise
@@ -467,18 +485,7 @@ TEST_CASE("golden depthwise_3x3_3x4x13: 3x3 depthwise on a 3x4 image of 13 chann
     ops::Conv::Attrs at;
     at.group = C;
     at.pads = {pads[0], pads[1], pads[2], pads[3]};
-    const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), at, ty);
-    REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
-    const auto want = host->to_vector<std::int8_t>();
-    CHECK(saturated(want) * 4 < static_cast<int>(want.size()));
-
-    vnpu::sim::Machine m;
-    m.dram[2] = et::to_nhwc(x, C, H * W, Cp, 0x33);
-    m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cp));
-    Builder b(k.name);
-    REQUIRE(k.emit(b).ok());
-    et::run_clean(b, m);
-    CHECK(et::from_nhwc(m.dram[3], C, Ho * Wo, Cp) == want);
+    check_conv_run(k, ins, at, ty, x, X, Y);
 }
 
 TEST_CASE("golden conv_3x3s2_5x5x3: 3x3 stride-2 conv on the MAC array, 3 -> 16 channels, pads 1, with bias") {
@@ -518,17 +525,7 @@ TEST_CASE("golden conv_3x3s2_5x5x3: 3x3 stride-2 conv on the MAC array, 3 -> 16 
     ops::Conv::Attrs at;
     at.pads = {1, 1, 1, 1};
     at.strides = {2, 2};
-    const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), at, ty);
-    REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
-    const auto want = host->to_vector<std::int8_t>();
-    CHECK(saturated(want) * 4 < static_cast<int>(want.size()));
-    vnpu::sim::Machine m;
-    m.dram[2] = et::to_nhwc(x, C, H * W, Cp, 0x33);
-    m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cp));
-    Builder b(k.name);
-    REQUIRE(k.emit(b).ok());
-    et::run_clean(b, m);
-    CHECK(et::from_nhwc(m.dram[3], Co, Ho * Wo, Cp) == want);
+    check_conv_run(k, ins, at, ty, x, X, Y);
 }
 
 // ---------------------------------------------------------------------------------------------------- the set
