@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <janus/emit/builder.hpp>
-#include <janus/vnpu/sim/simulator.hpp>
+#include "support/compiled_sim.hpp"
 
 namespace et {
 
@@ -18,8 +18,8 @@ inline janus::vnpu::sim::Report run_clean(janus::emit::Builder& b, janus::vnpu::
     auto p = b.finish();
     REQUIRE_MESSAGE(p.ok(), (p.ok() ? std::string() : p.error().message()));
     m.dram[0] = p->weights;
-    const auto r = janus::vnpu::sim::run(p->code, m);
-    INFO(janus::vnpu::sim::format_report(r, p->code));
+    const auto r = janus_test::simulate(p->code, m);
+    INFO(janus_test::report_text(r, p->code));
     REQUIRE_MESSAGE(!r.fault, (r.fault ? r.fault->message() : std::string()));
     CHECK(r.races.empty());
     return r;
@@ -34,7 +34,7 @@ inline janus::vnpu::sim::Report run(janus::emit::Builder& b, janus::vnpu::sim::M
     REQUIRE(p.ok());
     mutate(p->code);
     m.dram[0] = p->weights;
-    const auto r = janus::vnpu::sim::run(p->code, m);
+    const auto r = janus_test::simulate(p->code, m);
     REQUIRE(!r.fault);
     return r;
 }

@@ -13,7 +13,7 @@
 
 #include <janus/emit/movement.hpp>
 #include <janus/numeric/quant_params.hpp>
-#include <janus/vnpu/sim/simulator.hpp>
+#include "support/compiled_sim.hpp"
 
 #include "../emit/emit_support.hpp"
 #include "../support/check_rule.hpp"
@@ -96,7 +96,7 @@ Outcome run(const std::vector<std::pair<DramArray, Tensor>>& ins, const DramArra
         REQUIRE(p.ok());
         mutate(p->code);
         m.dram[0] = p->weights;
-        o.report = vnpu::sim::run(p->code, m);
+        o.report = janus_test::simulate(p->code, m);
         REQUIRE(!o.report.fault);
         o.code = p->code;
         o.weights = p->weights;
@@ -106,8 +106,8 @@ Outcome run(const std::vector<std::pair<DramArray, Tensor>>& ins, const DramArra
         o.code = p->code;
         o.weights = p->weights;
         m.dram[0] = p->weights;
-        o.report = vnpu::sim::run(p->code, m);
-        INFO(vnpu::sim::format_report(o.report, p->code));
+        o.report = janus_test::simulate(p->code, m);
+        INFO(janus_test::report_text(o.report, p->code));
         REQUIRE_MESSAGE(!o.report.fault, (o.report.fault ? o.report.fault->message() : std::string()));
         CHECK(o.report.races.empty());
     }

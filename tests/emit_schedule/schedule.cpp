@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <janus/emit/schedule.hpp>
-#include <janus/vnpu/sim/simulator.hpp>
+#include "support/compiled_sim.hpp"
 
 #include "../emit/emit_support.hpp"
 #include "../support/check_rule.hpp"
@@ -140,7 +140,7 @@ TEST_CASE("negative controls: without events, or with an undeclared write, the r
         auto p = f.b.finish();
         REQUIRE(p.ok());
         m.dram[0] = p->weights;
-        const auto r = vnpu::sim::run(p->code, m);
+        const auto r = janus_test::simulate(p->code, m);
         CHECK_FALSE(r.races.empty());
     }
     {
@@ -151,9 +151,9 @@ TEST_CASE("negative controls: without events, or with an undeclared write, the r
         auto p = f.b.finish();
         REQUIRE(p.ok());
         m.dram[0] = p->weights;
-        const auto r = vnpu::sim::run(p->code, m);
+        const auto r = janus_test::simulate(p->code, m);
         REQUIRE_FALSE(r.races.empty());  // VEC's write of Y against the store that reads it
-        CHECK(vnpu::sim::format_report(r, p->code).find("RAW") != std::string::npos);
+        CHECK(janus_test::report_text(r, p->code).find("RAW") != std::string::npos);
     }
 }
 
@@ -206,7 +206,7 @@ TEST_CASE("a view's base freed and reallocated: the new writer waits for the vie
         m.dram[3].resize(64);
         auto p = b.finish();
         REQUIRE_MESSAGE(p.ok(), (p.ok() ? std::string() : p.error().message()));
-        const auto r = vnpu::sim::run(p->code, m);
+        const auto r = janus_test::simulate(p->code, m);
         return std::pair{r, m.dram[3]};
     };
     const auto [good, out] = run(true);

@@ -273,7 +273,7 @@ TEST_CASE("determinism: same program, same report text and same bytes, every run
     for (int run = 0; run < 3; ++run) {
         sim::Machine m = init;
         const Run r = run_text(text, m);
-        const std::string rep = sim::format_report(r.report, r.program);
+        const std::string rep = janus_test::report_text(r.report, r.program);
         if (run == 0) {
             first_report = rep, first = m;
             CHECK(rep.find("races: 2") != std::string::npos);

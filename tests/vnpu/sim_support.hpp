@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <janus/vnpu/asm.hpp>
-#include <janus/vnpu/sim/simulator.hpp>
+#include "support/compiled_sim.hpp"
 
 namespace vt {
 
@@ -25,14 +25,14 @@ inline Run run_text(std::string_view text, sim::Machine& m, sim::Options opt = {
     auto p = assemble(text, "test.s");
     REQUIRE_MESSAGE(p.ok(), (p.ok() ? std::string() : p.error().message()));
     Run r{*p, {}};
-    r.report = sim::run(r.program, m, opt);
+    r.report = janus_test::simulate(r.program, m, opt);
     return r;
 }
 
 /// A run that must end at HALT without a fault or a race.
 inline Run run_clean(std::string_view text, sim::Machine& m, sim::Options opt = {}) {
     Run r = run_text(text, m, opt);
-    INFO(sim::format_report(r.report, r.program));
+    INFO(janus_test::report_text(r.report, r.program));
     REQUIRE_FALSE(r.report.fault.has_value());
     CHECK(r.report.races.empty());
     return r;
