@@ -619,6 +619,21 @@ def seeds_emit_diff_data():
     return seeds
 
 
+def seeds_onnx_reader():
+    """fuzz/onnx_reader.cpp: any bytes. The committed ONNX fixtures (tests/onnx/fixtures/*.onnx, written by
+    scripts/make_onnx_models.py with the protobuf library) except the 50 KB MobileNet, and every malformed file of
+    tests/onnx/bad/, so libFuzzer mutates real models from the first run."""
+    root = FUZZ_DIR.parent / "tests" / "onnx"
+    seeds = {}
+    for p in sorted((root / "fixtures").glob("*.onnx")):
+        if p.stat().st_size <= 4096:
+            seeds[p.name] = p.read_bytes()
+    for p in sorted((root / "bad").iterdir()):
+        if p.name != "expected.txt":
+            seeds["bad_" + p.name] = p.read_bytes()
+    return seeds
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
@@ -631,6 +646,7 @@ TARGETS = {
     "vnpu_sim": seeds_vnpu_sim,
     "emit_diff": seeds_emit_diff,
     "emit_diff_data": seeds_emit_diff_data,
+    "onnx_reader": seeds_onnx_reader,
 }
 
 

@@ -1,0 +1,84 @@
+// Fuzz target: the ONNX reader (onnx/wire.hpp, onnx/model.hpp) on arbitrary bytes: raw bytes, and libFuzzer's
+// mutations of the committed fixtures (the seeds are tests/onnx/fixtures/*.onnx and tests/onnx/bad/*).
+//
+// Input: any bytes, decoded both as a ModelProto (parse_model) and as a TensorProto (parse_tensor).
+// Properties (a __builtin_trap() when broken):
+//   1. each call returns a value or a well-formed Error: input, rule and detail non-empty, position "byte N" with
+//      N <= the input size;
+//   2. a decoded model keeps the decoder's promises: every tensor (initializer or attribute) has rank <= max_rank,
+//      non-negative dims and exactly product(dims) * dtype_size bytes; every node has an op_type; every attribute
+//      has a kind Janus reads (a tensor attribute holds its tensor); the IR version is in range and the default
+//      opset is imported;
+//   3. decoding is a pure function of the bytes: a second decode is equal.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <span>
+#include <string>
+
+#include <janus/onnx/model.hpp>
+
+namespace {
+
+void check(bool ok, const char* what) {
+    if (!ok) {
+        std::fprintf(stderr, "onnx_reader: property broken: %s\n", what);
+        __builtin_trap();
+    }
+}
+
+void check_error(const janus::Error& e, std::size_t size) {
+    check(!e.input.empty() && !e.rule.empty() && !e.detail.empty(), "error form");
+    check(e.position.rfind("byte ", 0) == 0, "error position is a byte offset");
+    check(std::stoull(e.position.substr(5)) <= size, "error position inside the input");
+}
+
+void check_tensor(const janus::onnx::Tensor& t) {
+    check(t.dims.size() <= static_cast<std::size_t>(janus::max_rank), "tensor rank");
+    std::uint64_t n = 1;
+    for (auto d : t.dims) {
+        check(d >= 0, "tensor dims non-negative");
+        n *= static_cast<std::uint64_t>(d);
+    }
+    check(t.data.size() == n * janus::dtype_size(t.dtype), "tensor data size == product(dims) * dtype size");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace janus;
+    const std::span<const std::uint8_t> bytes(data, size);
+    const auto m = onnx::parse_model(bytes, "fuzz.onnx");
+    if (!m.ok()) {
+        check_error(m.error(), size);
+    } else {
+        check(m->ir_version >= onnx::min_ir_version && m->ir_version <= onnx::max_ir_version, "ir version");
+        check(m->opset("") != 0, "default opset");
+        for (const auto& t : m->graph.initializers) check_tensor(t);
+        for (const auto& n : m->graph.nodes) {
+            check(!n.op_type.empty(), "node op_type");
+            for (const auto& a : n.attributes) {
+                check(!a.name.empty(), "attribute name");
+                check(a.type == onnx::AttrType::f || a.type == onnx::AttrType::i || a.type == onnx::AttrType::s ||
+                          a.type == onnx::AttrType::floats || a.type == onnx::AttrType::ints ||
+                          a.type == onnx::AttrType::strings || a.type == onnx::AttrType::tensor,
+                      "attribute kind");
+                if (a.type == onnx::AttrType::tensor) {
+                    check(a.t.has_value(), "tensor attribute holds a tensor");
+                    check_tensor(*a.t);
+                }
+            }
+        }
+        const auto again = onnx::parse_model(bytes, "fuzz.onnx");
+        check(again.ok() && *again == *m, "decoding is deterministic");
+    }
+    const auto t = onnx::parse_tensor(bytes, "fuzz.pb");
+    if (!t.ok()) {
+        check_error(t.error(), size);
+    } else {
+        check_tensor(*t);
+        const auto again = onnx::parse_tensor(bytes, "fuzz.pb");
+        check(again.ok() && *again == *t, "tensor decoding is deterministic");
+    }
+    return 0;
+}

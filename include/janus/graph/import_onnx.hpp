@@ -1,0 +1,689 @@
+#pragma once
+// ONNX model -> graph IR, with the quantization matched first (seed A11).
+//
+// Contract: `import_onnx(model, input)` returns a verified Graph (graph/ir.hpp) or an Error naming `input`, the ONNX
+// node ("node 'conv1' (Conv)") and a rule. The steps, in this order:
+//   1. Quantization matching, before any rewrite. A float tensor is *covered* by a quantization when it is the
+//      output of a DequantizeLinear (its parameters), when its only consumer is a QuantizeLinear (that one's
+//      parameters), or when its only consumer is a Relu or Clip whose output is covered (the activation keeps the
+//      parameters of its output). A float op whose float inputs and output are all covered becomes the quantized op
+//      on the integer tensors; Q(DQ(q)) with equal parameters is q itself, with other parameters a Requantize.
+//      QOperator nodes (QLinearConv, QLinearMatMul) carry their parameters on the node: they are attached to the
+//      tensors they read and write (a tensor read under two different quantizations is refused).
+//   2. Every other float op runs in float32 on the host (Target::host) and is reported so, never dropped; its
+//      quantized inputs are dequantized by a host DequantizeLinear, made once per tensor.
+//   3. uint8 becomes int8 exactly inside the graph: uint8 constants are shifted by -128 with their zero points, a
+//      uint8 graph input passes through Requantize{int8}, a uint8 graph output through Requantize{uint8}; graph
+//      inputs and outputs keep their declared ONNX dtypes and shapes.
+//   4. Constant operands that the registry takes as attributes (Clip bounds, Reshape shape, Slice starts/ends/axes/
+//      steps, Pad pads and value, Expand shape, Squeeze/Unsqueeze/ReduceSum axes, Resize scales/sizes, quantization
+//      scales and zero points) must be constants (initializers or Constant nodes) and become attributes.
+//   5. Identity nodes disappear (a graph output keeps its ONNX name).
+// Rules: onnx-opset, onnx-domain, onnx-op (not in the registry, or not yet imported: ConvInteger, MatMulInteger),
+// onnx-undefined (a name read before it is defined), onnx-constant-input, onnx-quant (parameters that are not
+// constants or a tensor read under two quantizations), onnx-graph-io, plus every error of the op's own `infer`.
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <janus/core/error.hpp>
+#include <janus/graph/ir.hpp>
+#include <janus/onnx/model.hpp>
+#include <janus/ops/registry.hpp>
+
+namespace janus::graph {
+
+inline constexpr std::int64_t min_opset = 13, max_opset = 17;
+
+namespace import_detail {
+
+/// Constant inputs the registry takes as attributes: op, input index, attribute name.
+struct ConstInput {
+    std::string_view op;
+    std::size_t index;
+    std::string_view attr;
+};
+inline constexpr ConstInput const_inputs[] = {
+    {"Clip", 1, "min"},       {"Clip", 2, "max"},       {"Reshape", 1, "shape"}, {"Slice", 1, "starts"},
+    {"Slice", 2, "ends"},     {"Slice", 3, "axes"},     {"Slice", 4, "steps"},   {"Pad", 1, "pads"},
+    {"Pad", 2, "value"},      {"Pad", 3, "axes"},       {"Expand", 1, "shape"},  {"Squeeze", 1, "axes"},
+    {"Unsqueeze", 1, "axes"}, {"ReduceSum", 1, "axes"}, {"Resize", 1, "roi"},    {"Resize", 2, "scales"},
+    {"Resize", 3, "sizes"},
+};
+inline const ConstInput* const_input(std::string_view op, std::size_t index) {
+    for (const ConstInput& c : const_inputs)
+        if (c.op == op && c.index == index) return &c;
+    return nullptr;
+}
+
+inline bool is_activation(std::string_view op) { return op == "Relu" || op == "Clip"; }
+
+inline bool known_op(std::string_view op) {
+    for (auto n : ops::op_names)
+        if (n == op) return true;
+    return false;
+}
+
+/// A uint8 quantization as the same real values in int8 (zero points - 128).
+inline numeric::QuantParams as_int8(numeric::QuantParams q) { return q.to_int8(); }
+
+class Importer {
+public:
+    Importer(const onnx::Model& m, std::string_view input) : m_(m), input_(input) {}
+
+    Result<Graph> run() {
+        g_.name = m_.graph.name;
+        const std::int64_t opset = m_.opset("");
+        if (opset < min_opset || opset > max_opset)
+            return make_error(std::string(input_), "opset_import", "onnx-opset",
+                              "the model imports opset " + std::to_string(opset) + " of ai.onnx; Janus reads opsets " +
+                                  std::to_string(min_opset) + " .. " + std::to_string(max_opset));
+        for (const auto& t : m_.graph.initializers) consts_[t.name] = &t;
+        for (const auto& n : m_.graph.nodes)
+            if (n.op_type == "Constant" && n.domain.empty()) {
+                JANUS_CHECK(constant_node(n));
+            }
+        collect_owned();
+        for (const auto& v : m_.graph.outputs) graph_outputs_.insert(v.name);
+        JANUS_CHECK(check_defined());
+        match_quantization();
+        // graph inputs, in declaration order (created now so they keep their order even if read late)
+        for (const auto& v : m_.graph.inputs)
+            if (!consts_.count(v.name)) {
+                JANUS_CHECK(graph_input(v));
+            }
+        for (const auto& n : m_.graph.nodes) {
+            if (n.op_type == "Constant" && n.domain.empty()) continue;
+            JANUS_CHECK(node(n));
+        }
+        for (const auto& v : m_.graph.outputs) JANUS_CHECK(graph_output(v));
+        JANUS_CHECK(verify(g_));
+        return std::move(g_);
+    }
+
+private:
+    // ---- errors --------------------------------------------------------------------------------------------
+    Error err(const onnx::Node& n, std::string rule, std::string detail) const {
+        return make_error(std::string(input_), "node '" + n.name + "' (" + n.op_type + ")", std::move(rule),
+                          std::move(detail));
+    }
+
+    // ---- constants ------------------------------------------------------------------------------------------
+    Status constant_node(const onnx::Node& n) {
+        if (n.outputs.size() != 1) return err(n, "onnx-op", "a Constant node has one output");
+        const auto* a = n.attributes.empty() ? nullptr : &n.attributes[0];
+        if (!a || n.attributes.size() != 1) return err(n, "onnx-op", "a Constant node has exactly one attribute");
+        onnx::Tensor t;
+        t.name = n.outputs[0];
+        const auto put = [&](DType d, std::vector<std::int64_t> dims, const void* p, std::size_t bytes) {
+            t.dtype = d;
+            t.dims = std::move(dims);
+            t.data.resize(bytes);
+            if (bytes) std::memcpy(t.data.data(), p, bytes);
+        };
+        if (a->name == "value" && a->t) {
+            t = *a->t;
+            t.name = n.outputs[0];
+        } else if (a->name == "value_float") {
+            put(DType::f32, {}, &a->f, 4);
+        } else if (a->name == "value_int") {
+            put(DType::i64, {}, &a->i, 8);
+        } else if (a->name == "value_floats") {
+            put(DType::f32, {static_cast<std::int64_t>(a->floats.size())}, a->floats.data(), 4 * a->floats.size());
+        } else if (a->name == "value_ints") {
+            put(DType::i64, {static_cast<std::int64_t>(a->ints.size())}, a->ints.data(), 8 * a->ints.size());
+        } else {
+            return err(n, "onnx-op", "Constant attribute '" + a->name + "' is not supported");
+        }
+        owned_.push_back(std::move(t));
+        return ok_status();
+    }
+    void collect_owned() {
+        for (const auto& t : owned_) consts_[t.name] = &t;
+    }
+
+    const onnx::Tensor* constant(const std::string& name) const {
+        const auto it = consts_.find(name);
+        return it == consts_.end() ? nullptr : it->second;
+    }
+
+    static std::vector<float> floats_of(const onnx::Tensor& t) {
+        std::vector<float> r;
+        visit_dtype(t.dtype, [&](auto ty) {
+            using T = typename decltype(ty)::type;
+            for (T v : t.values<T>()) r.push_back(static_cast<float>(v));
+        });
+        return r;
+    }
+    static std::vector<std::int64_t> ints_of(const onnx::Tensor& t) {
+        std::vector<std::int64_t> r;
+        visit_dtype(t.dtype, [&](auto ty) {
+            using T = typename decltype(ty)::type;
+            for (T v : t.values<T>()) r.push_back(static_cast<std::int64_t>(v));
+        });
+        return r;
+    }
+
+    static Shape shape_of(const std::vector<std::int64_t>& dims) {
+        Shape s;
+        for (auto d : dims) s.push_back(d);
+        return s;
+    }
+
+    /// Quantization parameters from a (scale, zero point) constant pair of node `n` (inputs i, i+1).
+    Result<numeric::QuantParams> qparams(const onnx::Node& n, std::size_t scale_at, std::size_t zp_at,
+                                         const Shape& shape, std::int64_t axis, DType dflt) const {
+        const auto* s = scale_at < n.inputs.size() ? constant(n.inputs[scale_at]) : nullptr;
+        const auto* z = zp_at < n.inputs.size() && !n.inputs[zp_at].empty() ? constant(n.inputs[zp_at]) : nullptr;
+        if (!s || s->dtype != DType::f32)
+            return err(n, "onnx-quant", "input " + std::to_string(scale_at) + " (scale) must be a float32 constant");
+        if (zp_at < n.inputs.size() && !n.inputs[zp_at].empty() && !z)
+            return err(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) must be a constant");
+        const DType d = z ? z->dtype : dflt;
+        if (d != DType::i8 && d != DType::u8 && d != DType::i32)
+            return err(n, "onnx-quant", "the zero point is " + std::string(dtype_name(d)) + "; int8, uint8 or int32");
+        const auto scales = floats_of(*s);
+        std::vector<std::int32_t> zps;
+        if (z) {
+            for (auto v : ints_of(*z)) zps.push_back(static_cast<std::int32_t>(v));
+        } else {
+            zps.assign(scales.size(), 0);
+        }
+        const std::string what = "node '" + n.name + "' (" + n.op_type + ")";
+        if (scales.size() == 1 && s->dims.size() <= 1) {
+            auto q = numeric::make_quant(d, scales[0], zps.empty() ? 0 : zps[0], what);
+            if (!q.ok())
+                return make_error(std::string(input_), q.error().position.empty() ? what : q.error().position,
+                                  q.error().rule, what + ": " + q.error().detail);
+            return q;
+        }
+        const std::int64_t ax = axis < 0 ? axis + shape.size() : axis;
+        auto q = numeric::make_quant_per_axis(d, scales, zps, static_cast<int>(ax), shape, what);
+        if (!q.ok()) return make_error(std::string(input_), what, q.error().rule, q.error().message());
+        return q;
+    }
+
+    // ---- definedness ----------------------------------------------------------------------------------------
+    Status check_defined() {
+        std::set<std::string, std::less<>> defined;
+        for (const auto& [k, v] : consts_) defined.insert(k);
+        for (const auto& t : owned_) defined.insert(t.name);
+        for (const auto& v : m_.graph.inputs) defined.insert(v.name);
+        for (const auto& n : m_.graph.nodes) {
+            if (!n.domain.empty() && n.domain != "ai.onnx")
+                return err(n, "onnx-domain", "op domain '" + n.domain + "' is not supported (only ai.onnx)");
+            for (const auto& i : n.inputs)
+                if (!i.empty() && !defined.count(i))
+                    return err(n, "onnx-undefined", "input '" + i + "' is not defined before this node");
+            for (const auto& o : n.outputs) {
+                if (n.op_type == "Constant") continue;
+                if (!defined.insert(o).second) return err(n, "onnx-undefined", "output '" + o + "' is defined twice");
+            }
+        }
+        for (const auto& v : m_.graph.outputs)
+            if (!defined.count(v.name))
+                return make_error(std::string(input_), "graph output '" + v.name + "'", "onnx-undefined",
+                                  "no node produces this graph output");
+        return ok_status();
+    }
+
+    // ---- step 1: quantization matching ----------------------------------------------------------------------
+    const onnx::Node* only_consumer(const std::string& name) const {
+        if (graph_outputs_.count(name)) return nullptr;
+        const onnx::Node* r = nullptr;
+        int count = 0;
+        for (const auto& n : m_.graph.nodes)
+            for (const auto& i : n.inputs)
+                if (i == name) {
+                    r = &n;
+                    ++count;
+                }
+        return count == 1 ? r : nullptr;
+    }
+
+    void match_quantization() {
+        // DQ outputs and Q inputs are covered with their node's parameters; activations pass coverage back.
+        for (auto it = m_.graph.nodes.rbegin(); it != m_.graph.nodes.rend(); ++it) {
+            const onnx::Node& n = *it;
+            if (n.outputs.size() != 1) continue;
+            const std::string& out = n.outputs[0];
+            const onnx::Node* c = only_consumer(out);
+            if (!c) continue;
+            if (c->op_type == "QuantizeLinear")
+                covered_[out] = c;
+            else if (is_activation(c->op_type) && covered_.count(c->outputs[0]))
+                covered_[out] = covered_[c->outputs[0]];
+        }
+    }
+
+    /// The quantization covering float tensor `name` (its Q node's parameters), if any.
+    Result<std::optional<numeric::QuantParams>> cover_of(const std::string& name, const Shape& shape) const {
+        const auto it = covered_.find(name);
+        if (it == covered_.end()) return std::optional<numeric::QuantParams>();
+        const onnx::Node& q = *it->second;
+        const auto* ax = q.attribute("axis");
+        JANUS_TRY(auto p, qparams(q, 1, 2, shape, ax ? ax->i : 1, DType::u8));
+        return std::optional<numeric::QuantParams>(as_int8(p));
+    }
+
+    // ---- IR values for ONNX names ---------------------------------------------------------------------------
+    struct Rep {
+        ValueId v = no_value;         ///< the IR value: quantized (int8 / int32 with parameters) or plain
+        bool dequantized = false;     ///< the ONNX tensor is the float reading of the quantized `v` (a DQ output)
+        ValueId as_float = no_value;  ///< a host DequantizeLinear of a quantized v, made on demand
+    };
+
+    std::string fresh(const std::string& base) {
+        std::string n = base;
+        for (int k = 1; g_.find(n) != no_value; ++k) n = base + "." + std::to_string(k);
+        return n;
+    }
+
+    ValueId emit(const std::string& op, std::vector<ValueId> in, ops::AttrMap attrs, ops::TensorType out,
+                 const std::string& out_name, const std::string& origin, Target t = Target::any) {
+        const ValueId o = g_.add_value(fresh(out_name), std::move(out), ValueKind::node);
+        g_.nodes.push_back(Node{op, std::move(attrs), std::move(in), {o}, origin, t});
+        return o;
+    }
+
+    /// Infer the output type of `op`; quantized outputs get `q` (with a Requantize when the op fixes another).
+    Result<ValueId> emit_inferred(const onnx::Node& n, const std::string& op, std::vector<ValueId> in,
+                                  ops::AttrMap attrs, const std::optional<numeric::QuantParams>& q,
+                                  const std::string& out_name, Target t) {
+        std::vector<ops::TensorType> types;
+        for (ValueId v : in) types.push_back(g_.value(v).type);
+        auto ty = ops::infer_by_name(op, types, attrs);
+        if (!ty.ok())
+            return make_error(std::string(input_), "node '" + n.name + "' (" + n.op_type + ")", ty.error().rule,
+                              ty.error().message());
+        ops::TensorType out = *ty;
+        if (!q || !is_quantized_storage(out.dtype))
+            return emit(op, std::move(in), std::move(attrs), out, out_name, n.name, t);
+        if (out.quant && *out.quant != *q) {  // the op fixes its output parameters: requantize to the covering ones
+            const ValueId mid = emit(op, std::move(in), std::move(attrs), out, out_name + ".pre", n.name, t);
+            ops::TensorType rq{q->dtype, out.shape, *q};
+            return emit("Requantize", {mid}, {{"dtype", std::string(dtype_name(q->dtype))}}, rq, out_name, n.name, t);
+        }
+        out.dtype = q->dtype;
+        out.quant = *q;
+        return emit(op, std::move(in), std::move(attrs), out, out_name, n.name, t);
+    }
+
+    Status graph_input(const onnx::ValueInfo& v) {
+        const auto d = onnx::to_dtype(v.elem_type);
+        if (!d || !v.has_shape)
+            return make_error(std::string(input_), "graph input '" + v.name + "'", "onnx-graph-io",
+                              "a graph input needs a tensor type Janus supports (float32, uint8, int8, int32, int64) "
+                              "and a shape");
+        Shape s;
+        for (const auto& dim : v.shape) {
+            if (!dim.value)
+                return make_error(std::string(input_), "graph input '" + v.name + "'", "onnx-graph-io",
+                                  "dimension '" + dim.param + "' is symbolic; Janus compiles static shapes only");
+            s.push_back(*dim.value);
+        }
+        const ValueId id = g_.add_value(v.name, ops::TensorType{*d, s, std::nullopt}, ValueKind::input);
+        g_.inputs.push_back(id);
+        reps_[v.name] = Rep{id};
+        return ok_status();
+    }
+
+    /// Attach quantization `q` (as declared, possibly uint8) to the integer tensor `name`; returns its int8 value.
+    Result<ValueId> quantized(const onnx::Node& n, const std::string& name, const numeric::QuantParams& q) {
+        auto it = reps_.find(name);
+        if (it == reps_.end()) {
+            if (const auto* c = constant(name)) {
+                if (c->dtype != q.dtype)
+                    return err(n, "onnx-quant",
+                               "constant '" + name + "' is " + std::string(dtype_name(c->dtype)) +
+                                   " but its zero point is " + std::string(dtype_name(q.dtype)));
+                Tensor t = Tensor::zeros(c->dtype == DType::u8 ? DType::i8 : c->dtype, shape_of(c->dims), as_int8(q));
+                auto* out = reinterpret_cast<std::uint8_t*>(t.storage->data());
+                for (std::size_t i = 0; i < c->data.size(); ++i)
+                    out[i] = c->dtype == DType::u8 ? static_cast<std::uint8_t>(c->data[i] - 128) : c->data[i];
+                const ValueId v = g_.add_constant(fresh(name), std::move(t));
+                reps_[name] = Rep{v};
+                return v;
+            }
+            return err(n, "onnx-undefined", "'" + name + "' is not defined");
+        }
+        Rep& r = it->second;
+        if (r.dequantized)
+            return err(n, "onnx-quant", "'" + name + "' is a float tensor; a quantized one was expected");
+        Value& val = g_.value(r.v);
+        if (val.type.dtype != q.dtype && !(val.type.dtype == DType::i8 && q.dtype == DType::u8 && val.type.quant))
+            return err(n, "onnx-quant",
+                       "'" + name + "' is " + std::string(dtype_name(val.type.dtype)) + " but its zero point is " +
+                           std::string(dtype_name(q.dtype)));
+        if (!val.type.quant) {
+            if (val.kind != ValueKind::input)
+                return err(n, "onnx-quant", "'" + name + "' carries no quantization to read it with");
+            val.type.quant = q;
+            if (q.dtype == DType::u8) {  // step 3: a uint8 graph input becomes int8 at once
+                const ValueId i8 =
+                    emit("Requantize", {r.v}, {{"dtype", std::string("int8")}},
+                         ops::TensorType{DType::i8, val.type.shape, as_int8(q)}, name + ".int8", "graph input " + name);
+                r.v = i8;
+            }
+            return r.v;
+        }
+        if (*g_.value(r.v).type.quant != as_int8(q) && *g_.value(r.v).type.quant != q)
+            return err(n, "onnx-quant",
+                       "'" + name + "' is read with quantization (" + as_int8(q).str() + ") but was written with (" +
+                           g_.value(r.v).type.quant->str() + ")");
+        return r.v;
+    }
+
+    /// The float32 reading of `name` (a host DequantizeLinear of a quantized tensor, made once).
+    Result<ValueId> as_float(const onnx::Node& n, const std::string& name) {
+        auto it = reps_.find(name);
+        if (it == reps_.end()) {
+            const auto* c = constant(name);
+            if (!c) return err(n, "onnx-undefined", "'" + name + "' is not defined");
+            Tensor t = Tensor::zeros(c->dtype, shape_of(c->dims));
+            if (!c->data.empty()) std::memcpy(t.storage->data(), c->data.data(), c->data.size());
+            const ValueId v = g_.add_constant(fresh(name), std::move(t));
+            reps_[name] = Rep{v};
+            return v;
+        }
+        Rep& r = it->second;
+        if (!r.dequantized && !g_.value(r.v).type.quant) return r.v;
+        if (r.as_float == no_value) {
+            const auto& t = g_.value(r.v).type;
+            r.as_float = emit("DequantizeLinear", {r.v}, {}, ops::TensorType{DType::f32, t.shape, std::nullopt},
+                              g_.find(name) == no_value ? name : name + ".float", n.name, Target::host);
+        }
+        return r.as_float;
+    }
+
+    // ---- nodes ----------------------------------------------------------------------------------------------
+    Status node(const onnx::Node& n) {
+        const std::string& op = n.op_type;
+        if (op == "Identity") {
+            if (n.inputs.size() != 1 || n.outputs.size() != 1) return err(n, "onnx-op", "Identity has one input");
+            if (!reps_.count(n.inputs[0])) JANUS_CHECK(as_float(n, n.inputs[0]));
+            reps_[n.outputs[0]] = reps_[n.inputs[0]];
+            return ok_status();
+        }
+        if (op == "DequantizeLinear") return dequantize(n);
+        if (op == "QuantizeLinear") return quantize(n);
+        if (op == "QLinearConv" || op == "QLinearMatMul") return qlinear(n);
+        if (op == "ConvInteger" || op == "MatMulInteger")
+            return err(n, "onnx-op", op + " (int32 output without requantization) is not imported yet");
+        if (!known_op(op)) return err(n, "onnx-op", "Janus has no operator '" + op + "'");
+        if (n.outputs.size() != 1)
+            return err(n, "onnx-op", op + " with " + std::to_string(n.outputs.size()) + " outputs");
+        return regular(n);
+    }
+
+    Status dequantize(const onnx::Node& n) {
+        const auto* ax = n.attribute("axis");
+        Shape shape;
+        if (const auto* c = constant(n.inputs[0]))
+            shape = shape_of(c->dims);
+        else if (reps_.count(n.inputs[0]))
+            shape = g_.value(reps_[n.inputs[0]].v).type.shape;
+        JANUS_TRY(auto q, qparams(n, 1, 2, shape, ax ? ax->i : 1, DType::u8));
+        JANUS_TRY(const ValueId v, quantized(n, n.inputs[0], q));
+        reps_[n.outputs[0]] = Rep{v, true};
+        return ok_status();
+    }
+
+    Status quantize(const onnx::Node& n) {
+        const std::string& x = n.inputs[0];
+        auto it = reps_.find(x);
+        const auto* ax = n.attribute("axis");
+        Shape shape;
+        if (it != reps_.end()) shape = g_.value(it->second.v).type.shape;
+        JANUS_TRY(auto q, qparams(n, 1, 2, shape, ax ? ax->i : 1, DType::u8));
+        const numeric::QuantParams q8 = as_int8(q);
+        if (it != reps_.end() && g_.value(it->second.v).type.quant) {
+            // Q(DQ(v)) or Q(covered op output): v itself when the parameters agree, else a Requantize
+            const ValueId v = it->second.v;
+            if (g_.value(v).type.quant == q8) {
+                reps_[n.outputs[0]] = Rep{v};
+                return ok_status();
+            }
+            reps_[n.outputs[0]] =
+                Rep{emit("Requantize", {v}, {{"dtype", std::string("int8")}},
+                         ops::TensorType{DType::i8, g_.value(v).type.shape, q8}, n.outputs[0], n.name)};
+            return ok_status();
+        }
+        JANUS_TRY(const ValueId f, as_float(n, x));
+        ops::AttrMap a{{"scale", q8.scales},
+                       {"zero_point", std::vector<std::int64_t>(q8.zero_points.begin(), q8.zero_points.end())},
+                       {"dtype", std::string("int8")}};
+        if (q8.axis) a["axis"] = std::int64_t{*q8.axis};
+        JANUS_TRY(const ValueId v,
+                  emit_inferred(n, "QuantizeLinear", {f}, std::move(a), q8, n.outputs[0], Target::host));
+        reps_[n.outputs[0]] = Rep{v};
+        return ok_status();
+    }
+
+    Status qlinear(const onnx::Node& n) {
+        const bool conv = n.op_type == "QLinearConv";
+        if (n.inputs.size() < 8) return err(n, "onnx-op", n.op_type + " has at least 8 inputs");
+        const auto shape_of_name = [&](const std::string& s) {
+            if (const auto* c = constant(s)) return shape_of(c->dims);
+            return reps_.count(s) ? g_.value(reps_[s].v).type.shape : Shape{};
+        };
+        JANUS_TRY(auto qx, qparams(n, 1, 2, shape_of_name(n.inputs[0]), 1, DType::u8));
+        JANUS_TRY(auto qw, qparams(n, 4, 5, shape_of_name(n.inputs[3]), conv ? 0 : 1, DType::u8));
+        JANUS_TRY(const ValueId x, quantized(n, n.inputs[0], qx));
+        JANUS_TRY(const ValueId w, quantized(n, n.inputs[3], qw));
+        std::vector<ValueId> in{x, w};
+        if (conv && n.inputs.size() > 8 && !n.inputs[8].empty()) {
+            const auto* b = constant(n.inputs[8]);
+            if (!b || b->dtype != DType::i32)
+                return err(n, "onnx-constant-input", "the bias must be an int32 constant");
+            std::vector<float> s;
+            const auto qwi = as_int8(qw);
+            for (std::size_t c = 0; c < static_cast<std::size_t>(b->elements()); ++c)
+                s.push_back(qx.scale() * qwi.scale(qwi.per_tensor() ? 0 : c));
+            JANUS_TRY(auto qb, numeric::make_quant_per_axis(DType::i32, s, std::vector<std::int32_t>(s.size(), 0), 0,
+                                                            shape_of(b->dims), "node '" + n.name + "' bias"));
+            JANUS_TRY(const ValueId bv, quantized(n, n.inputs[8], qb));
+            in.push_back(bv);
+        }
+        JANUS_TRY(auto qy, qparams(n, 6, 7, Shape{}, 1, DType::u8));
+        ops::AttrMap attrs = attrs_of(n);
+        JANUS_TRY(const ValueId y, emit_inferred(n, conv ? "Conv" : "MatMul", std::move(in), std::move(attrs),
+                                                 as_int8(qy), n.outputs[0], Target::any));
+        reps_[n.outputs[0]] = Rep{y};
+        return ok_status();
+    }
+
+    static ops::AttrMap attrs_of(const onnx::Node& n) {
+        ops::AttrMap a;
+        for (const auto& x : n.attributes) {
+            switch (x.type) {
+                case onnx::AttrType::f:
+                    a[x.name] = x.f;
+                    break;
+                case onnx::AttrType::i:
+                    a[x.name] = x.i;
+                    break;
+                case onnx::AttrType::s:
+                    a[x.name] = x.s;
+                    break;
+                case onnx::AttrType::ints:
+                    a[x.name] = x.ints;
+                    break;
+                case onnx::AttrType::floats:
+                    a[x.name] = x.floats;
+                    break;
+                default:
+                    break;  // refused by the op's schema as an unknown attribute below
+            }
+        }
+        return a;
+    }
+
+    Status regular(const onnx::Node& n) {
+        const std::string& op = n.op_type;
+        ops::AttrMap attrs = attrs_of(n);
+        for (const auto& x : n.attributes)
+            if (x.type != onnx::AttrType::f && x.type != onnx::AttrType::i && x.type != onnx::AttrType::s &&
+                x.type != onnx::AttrType::ints && x.type != onnx::AttrType::floats)
+                return err(n, "onnx-op", "attribute '" + x.name + "' has a kind " + op + " does not take");
+        // Which inputs are tensors, which are constant attributes.
+        std::vector<std::string> tensors;
+        for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+            const auto* ci = const_input(op, i);
+            if (!ci) {
+                if (n.inputs[i].empty()) return err(n, "onnx-op", "optional input " + std::to_string(i) + " omitted");
+                tensors.push_back(n.inputs[i]);
+                continue;
+            }
+            if (n.inputs[i].empty()) continue;
+            const onnx::Tensor* c = constant(n.inputs[i]);
+            if (!c && reps_.count(n.inputs[i]) && reps_[n.inputs[i]].dequantized) {
+                // a dequantized constant (QDQ Clip bounds): its real values
+                return err(n, "onnx-constant-input",
+                           "input " + std::to_string(i) + " (" + std::string(ci->attr) +
+                               ") must be a float or integer constant, not a dequantized "
+                               "tensor");
+            }
+            if (!c)
+                return err(n, "onnx-constant-input",
+                           "input " + std::to_string(i) + " (" + std::string(ci->attr) + ") must be a constant");
+            if (ci->attr == "roi") continue;  // only tf_crop_and_resize reads it; the op refuses that mode
+            if (c->dtype == DType::f32) {
+                const auto f = floats_of(*c);
+                if ((ci->attr == "min" || ci->attr == "max" || ci->attr == "value") && f.size() == 1)
+                    attrs[std::string(ci->attr)] = f[0];
+                else
+                    attrs[std::string(ci->attr)] = f;
+            } else if (ci->attr == "value") {
+                return err(n, "onnx-constant-input", "an integer pad value is not imported yet");
+            } else {
+                attrs[std::string(ci->attr)] = ints_of(*c);
+            }
+        }
+        // Quantized when every tensor input is a dequantized (or quantized-constant weight) reading and the output
+        // is covered.
+        JANUS_TRY(const auto out_cover, cover_of(n.outputs[0], Shape{}));
+        bool quant = out_cover.has_value();
+        for (const auto& t : tensors) {
+            const auto it = reps_.find(t);
+            if (it == reps_.end() || !g_.value(it->second.v).type.quant) quant = false;
+        }
+        // An integer tensor read as integers (QOperator graphs: Flatten, MaxPool, Reshape between QLinear nodes):
+        // only ops that keep the values, and with them the quantization, may read it.
+        bool raw_int = false;
+        for (const auto& t : tensors) {
+            const auto it = reps_.find(t);
+            if (it != reps_.end() && !it->second.dequantized && g_.value(it->second.v).type.quant) raw_int = true;
+        }
+        // A value-preserving op (movement, MaxPool, ...) on dequantized readings whose output no quantization
+        // covers: it runs on the integers and its output is read as dequantized (dequantize commutes with it).
+        bool all_quantized = !tensors.empty();
+        for (const auto& t : tensors) {
+            const auto it = reps_.find(t);
+            if (it == reps_.end() || !it->second.dequantized) all_quantized = false;
+        }
+        if (!quant && all_quantized) {
+            std::vector<ops::TensorType> types;
+            for (const auto& t : tensors) types.push_back(g_.value(reps_[t].v).type);
+            auto ty = ops::infer_by_name(op, types, attrs);
+            if (ty.ok() && ty->quant) {
+                std::vector<ValueId> in;
+                for (const auto& t : tensors) in.push_back(reps_[t].v);
+                const ValueId y = emit(op, std::move(in), std::move(attrs), *ty, n.outputs[0], n.name);
+                reps_[n.outputs[0]] = Rep{y, true};
+                return ok_status();
+            }
+        }
+        if (raw_int && !quant) {
+            std::vector<ValueId> in;
+            for (const auto& t : tensors) {
+                if (!reps_.count(t)) return err(n, "onnx-quant", "'" + t + "' mixes a constant into integer data");
+                in.push_back(reps_[t].v);
+            }
+            JANUS_TRY(const ValueId y,
+                      emit_inferred(n, op, std::move(in), std::move(attrs), std::nullopt, n.outputs[0], Target::any));
+            if (!g_.value(y).type.quant)
+                return err(n, "onnx-quant",
+                           op + " computes on the integers of a quantized tensor; Janus reads "
+                                "quantized tensors only through ops that keep their values (or a "
+                                "DequantizeLinear)");
+            reps_[n.outputs[0]] = Rep{y};
+            return ok_status();
+        }
+        std::vector<ValueId> in;
+        for (const auto& t : tensors) {
+            if (quant) {
+                in.push_back(reps_[t].v);
+            } else {
+                JANUS_TRY(const ValueId v, as_float(n, t));
+                in.push_back(v);
+            }
+        }
+        if (!quant) {
+            bool all_float = true;
+            for (ValueId v : in) all_float = all_float && g_.value(v).type.dtype == DType::f32;
+            JANUS_TRY(const ValueId y, emit_inferred(n, op, std::move(in), std::move(attrs), std::nullopt, n.outputs[0],
+                                                     all_float ? Target::host : Target::any));
+            reps_[n.outputs[0]] = Rep{y};
+            return ok_status();
+        }
+        JANUS_TRY(const ValueId y,
+                  emit_inferred(n, op, std::move(in), std::move(attrs), out_cover, n.outputs[0], Target::any));
+        reps_[n.outputs[0]] = Rep{y};
+        return ok_status();
+    }
+
+    Status graph_output(const onnx::ValueInfo& v) {
+        const auto d = onnx::to_dtype(v.elem_type);
+        if (!d)
+            return make_error(std::string(input_), "graph output '" + v.name + "'", "onnx-graph-io",
+                              "the declared type " + onnx::elem_type_name(v.elem_type) + " is not one Janus supports");
+        Rep& r = reps_[v.name];
+        ValueId out = r.v;
+        onnx::Node origin;
+        origin.name = "graph output " + v.name;
+        if (*d == DType::f32 && r.dequantized) {
+            JANUS_TRY(out, as_float(origin, v.name));
+        } else if (*d == DType::u8 && g_.value(out).type.dtype == DType::i8 && g_.value(out).type.quant) {
+            if (g_.value(out).name == v.name) g_.value(out).name = fresh(v.name + ".int8");  // the boundary keeps it
+            auto q = *g_.value(out).type.quant;
+            q.dtype = DType::u8;
+            for (auto& z : q.zero_points) z += 128;
+            out = emit("Requantize", {out}, {{"dtype", std::string("uint8")}},
+                       ops::TensorType{DType::u8, g_.value(out).type.shape, q}, v.name, "graph output " + v.name);
+        }
+        if (g_.value(out).type.dtype != *d)
+            return make_error(std::string(input_), "graph output '" + v.name + "'", "onnx-graph-io",
+                              "declared " + onnx::elem_type_name(v.elem_type) + " but computed " +
+                                  std::string(dtype_name(g_.value(out).type.dtype)));
+        // the output keeps its ONNX name (the value it aliases is renamed, unless that name is taken)
+        if (g_.value(out).name != v.name && g_.find(v.name) == no_value && g_.value(out).kind == ValueKind::node)
+            g_.value(out).name = v.name;
+        g_.outputs.push_back(out);
+        return ok_status();
+    }
+
+    const onnx::Model& m_;
+    std::string_view input_;
+    Graph g_;
+    std::vector<onnx::Tensor> owned_;  // Constant nodes' tensors (consts_ points into it once all are read)
+    std::map<std::string, const onnx::Tensor*, std::less<>> consts_;
+    std::set<std::string, std::less<>> graph_outputs_;
+    std::map<std::string, const onnx::Node*, std::less<>> covered_;
+    std::map<std::string, Rep, std::less<>> reps_;
+};
+
+}  // namespace import_detail
+
+/// Import a decoded ONNX model (see the header comment). `input` names the model in errors.
+inline Result<Graph> import_onnx(const onnx::Model& m, std::string_view input) {
+    return import_detail::Importer(m, input).run();
+}
+
+}  // namespace janus::graph

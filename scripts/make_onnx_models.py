@@ -1,0 +1,427 @@
+#!/usr/bin/python3
+"""Quantized ONNX models for Janus, built with Debian's python3-onnx (apt-get install python3-onnx).
+
+    /usr/bin/python3 scripts/make_onnx_models.py                 # the committed fixtures: tests/onnx/fixtures/*.onnx
+    /usr/bin/python3 scripts/make_onnx_models.py --full DIR      # full-size MobileNetV2-1.0 (224x224), not committed
+
+It also writes tests/onnx/bad/: malformed models and tensors, one broken rule each (their expected errors are in
+tests/onnx/bad/expected.txt, checked by tests/onnx/reader.cpp).
+
+Every model is deterministic: weights come from a seeded numpy generator, and onnx serializes fields in number
+order, so the same script writes the same bytes. The fixtures cover both quantized forms:
+  QDQ         QuantizeLinear / DequantizeLinear around float ops, per-tensor and per-axis (weights), int8 and uint8
+  QOperator   QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger
+and exercise the encodings a reader must accept: raw_data and typed fields (float_data, int32_data, int64_data),
+packed and unpacked repeated fields (proto2 `dims` and attribute `ints` are unpacked; `float_data` is packed).
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "onnx" / "fixtures"
+OPSET = 13
+
+
+def model(nodes, inputs, outputs, inits, name, opset=OPSET):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=inits)
+    m = helper.make_model(g, producer_name="janus-fixtures", producer_version="1",
+                          opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 7
+    onnx.checker.check_model(m)
+    return m
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def tensor(name, arr, raw=True):
+    """An initializer: numpy_helper writes raw_data; raw=False writes the typed field instead."""
+    arr = np.array(arr, order="C")  # keeps 0-d scalars 0-d (ascontiguousarray would make them 1-d)
+    if raw:
+        return numpy_helper.from_array(arr, name)
+    dt = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[arr.dtype]
+    return helper.make_tensor(name, dt, arr.shape, arr.flatten().tolist(), raw=False)
+
+
+class QDQ:
+    """Builds a QDQ graph: float tensors between DequantizeLinear and QuantizeLinear pairs."""
+
+    def __init__(self, rng, qtype=np.int8, raw=True):
+        self.rng, self.qtype, self.raw = rng, qtype, raw
+        self.nodes, self.inits, self.n = [], [], 0
+
+    def uid(self, base):
+        self.n += 1
+        return f"{base}_{self.n}"
+
+    def const(self, name, arr, raw=None):
+        self.inits.append(tensor(name, arr, self.raw if raw is None else raw))
+        return name
+
+    def qparams(self, lo, hi):
+        """Scale and zero point covering [lo, hi] in the activation type (0 exactly representable)."""
+        qmin, qmax = (0, 255) if self.qtype == np.uint8 else (-128, 127)
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+        scale = np.float32((hi - lo) / (qmax - qmin))
+        zp = int(np.clip(round(qmin - lo / scale), qmin, qmax))
+        return scale, zp
+
+    def qdq(self, x, lo, hi):
+        """x (float) -> QuantizeLinear -> DequantizeLinear; returns the dequantized name."""
+        s, zp = self.qparams(lo, hi)
+        sn = self.const(self.uid("scale"), np.array(s, np.float32))
+        zn = self.const(self.uid("zp"), np.array(zp, self.qtype))
+        q, dq = self.uid("q"), self.uid("dq")
+        self.nodes.append(helper.make_node("QuantizeLinear", [x, sn, zn], [q], name=self.uid("Q")))
+        self.nodes.append(helper.make_node("DequantizeLinear", [q, sn, zn], [dq], name=self.uid("DQ")))
+        return dq, s
+
+    def weight(self, w_float, axis=0):
+        """Per-axis symmetric int8 weight with its DequantizeLinear; returns (dequantized name, scales)."""
+        red = tuple(i for i in range(w_float.ndim) if i != axis)
+        amax = np.maximum(np.abs(w_float).max(axis=red), 1e-6)
+        s = (amax / 127.0).astype(np.float32)
+        shape = [1] * w_float.ndim
+        shape[axis] = -1
+        q = np.clip(np.round(w_float / s.reshape(shape)), -127, 127).astype(np.int8)
+        wn = self.const(self.uid("w"), q)
+        sn = self.const(self.uid("w_scale"), s)
+        zn = self.const(self.uid("w_zp"), np.zeros_like(s, dtype=np.int8))
+        dq = self.uid("w_dq")
+        self.nodes.append(helper.make_node("DequantizeLinear", [wn, sn, zn], [dq], name=self.uid("DQw"), axis=axis))
+        return dq, s
+
+    def bias(self, b_float, in_scale, w_scales):
+        s = (np.float32(in_scale) * w_scales).astype(np.float32)
+        q = np.round(b_float / s).astype(np.int32)
+        bn = self.const(self.uid("b"), q)
+        sn = self.const(self.uid("b_scale"), s)
+        zn = self.const(self.uid("b_zp"), np.zeros_like(q))
+        dq = self.uid("b_dq")
+        self.nodes.append(helper.make_node("DequantizeLinear", [bn, sn, zn], [dq], name=self.uid("DQb"), axis=0))
+        return dq
+
+    def conv(self, x, x_scale, cin, cout, k, stride=1, group=1, act="relu6", out_range=(-4.0, 4.0)):
+        fan_in = cin // group * k * k
+        w = self.rng.normal(0, np.sqrt(2.0 / fan_in), (cout, cin // group, k, k)).astype(np.float32)
+        b = self.rng.normal(0, 0.1, cout).astype(np.float32)
+        wdq, ws = self.weight(w)
+        bdq = self.bias(b, x_scale, ws)
+        y = self.uid("conv")
+        p = k // 2
+        self.nodes.append(helper.make_node("Conv", [x, wdq, bdq], [y], name=self.uid("Conv"), kernel_shape=[k, k],
+                                           strides=[stride, stride], pads=[p, p, p, p], group=group))
+        if act == "relu6":
+            lo, hi = self.const(self.uid("zero"), np.array(0, np.float32)), self.const(self.uid("six"),
+                                                                                       np.array(6, np.float32))
+            r = self.uid("relu6")
+            self.nodes.append(helper.make_node("Clip", [y, lo, hi], [r], name=self.uid("Clip")))
+            return self.qdq(r, 0.0, 6.0)
+        if act == "relu":
+            r = self.uid("relu")
+            self.nodes.append(helper.make_node("Relu", [y], [r], name=self.uid("Relu")))
+            return self.qdq(r, 0.0, out_range[1])
+        return self.qdq(y, *out_range)
+
+
+def qdq_conv_relu(rng):
+    """QDQ int8: Conv 3x3 (per-axis weights, int32 bias) + Relu; float graph input and output."""
+    b = QDQ(rng)
+    x, s = b.qdq("input", -1.0, 1.0)
+    y, _ = b.conv(x, s, 3, 8, 3, act="relu", out_range=(0.0, 4.0))
+    b.nodes.append(helper.make_node("Identity", [y], ["output"], name="out"))
+    return model(b.nodes, [f32("input", [1, 3, 8, 8])], [f32("output", [1, 8, 8, 8])], b.inits, "qdq_conv_relu")
+
+
+def qdq_uint8_add_sigmoid(rng):
+    """QDQ uint8 with typed-field initializers: Add of two inputs (broadcast over channels), then Sigmoid."""
+    b = QDQ(rng, np.uint8, raw=False)
+    a, _ = b.qdq("a", -2.0, 2.0)
+    c, _ = b.qdq("b", -1.0, 1.0)
+    b.nodes.append(helper.make_node("Add", [a, c], ["sum"], name="add"))
+    s, _ = b.qdq("sum", -3.0, 3.0)
+    b.nodes.append(helper.make_node("Sigmoid", [s], ["sig"], name="sigmoid"))
+    y, _ = b.qdq("sig", 0.0, 1.0)
+    b.nodes.append(helper.make_node("Identity", [y], ["output"], name="out"))
+    return model(b.nodes, [f32("a", [1, 4, 5, 5]), f32("b", [1, 4, 1, 1])], [f32("output", [1, 4, 5, 5])], b.inits,
+                 "qdq_uint8_add_sigmoid")
+
+
+def qop_conv_matmul(rng):
+    """QOperator: uint8 graph input, QLinearConv (int8 weights, per-tensor), Flatten, QLinearMatMul (uint8 out)."""
+    inits = []
+
+    def c(name, arr, raw=True):
+        inits.append(tensor(name, arr, raw))
+        return name
+
+    w = rng.integers(-100, 101, (4, 2, 3, 3)).astype(np.int8)
+    bias = rng.integers(-500, 501, 4).astype(np.int32)
+    m = rng.integers(-100, 101, (64, 10)).astype(np.int8)
+    nodes = [
+        helper.make_node("QLinearConv", ["x", c("x_s", np.array(0.02, np.float32)), c("x_zp", np.array(128, np.uint8)),
+                                         c("w", w), c("w_s", np.array(0.01, np.float32)),
+                                         c("w_zp", np.array(0, np.int8)), c("y_s", np.array(0.05, np.float32)),
+                                         c("y_zp", np.array(120, np.uint8)), c("bias", bias, raw=False)],
+                         ["y"], name="qconv", kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
+        helper.make_node("Flatten", ["y"], ["flat"], name="flatten", axis=1),
+        helper.make_node("QLinearMatMul", ["flat", "y_s", "y_zp", c("m", m), c("m_s", np.array(0.01, np.float32)),
+                                           c("m_zp", np.array(0, np.int8)), c("z_s", np.array(0.1, np.float32)),
+                                           c("z_zp", np.array(128, np.uint8))], ["logits"], name="qmatmul"),
+    ]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 2, 4, 4])],
+                 [helper.make_tensor_value_info("logits", TensorProto.UINT8, [1, 10])], inits, "qop_conv_matmul")
+
+
+def integer_ops(rng):
+    """ConvInteger and MatMulInteger: int8 in, int32 out (typed int32_data zero points)."""
+    w = rng.integers(-128, 128, (3, 2, 2, 2)).astype(np.int8)
+    m = rng.integers(-128, 128, (5, 6)).astype(np.int8)
+    inits = [tensor("w", w), tensor("x_zp", np.array(3, np.int8), raw=False), tensor("m", m),
+             tensor("a_zp", np.array(-2, np.int8), raw=False)]
+    nodes = [helper.make_node("ConvInteger", ["x", "w", "x_zp"], ["conv"], name="convint"),
+             helper.make_node("MatMulInteger", ["a", "m", "a_zp"], ["mm"], name="matmulint")]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 2, 5, 5]),
+                         helper.make_tensor_value_info("a", TensorProto.INT8, [4, 5])],
+                 [helper.make_tensor_value_info("conv", TensorProto.INT32, [1, 3, 4, 4]),
+                  helper.make_tensor_value_info("mm", TensorProto.INT32, [4, 6])], inits, "integer_ops")
+
+
+def qdq_float_tail(rng):
+    """A quantized conv followed by float ops that are not quantized (Softmax over a Reshape with an int64 shape
+    given as typed int64_data): they run on the host in float32."""
+    b = QDQ(rng)
+    x, s = b.qdq("input", -1.0, 1.0)
+    y, _ = b.conv(x, s, 2, 4, 1, act="none", out_range=(-2.0, 2.0))
+    shape = b.const("shape", np.array([1, 16], np.int64), raw=False)
+    b.nodes.append(helper.make_node("Reshape", [y, shape], ["flat"], name="reshape"))
+    b.nodes.append(helper.make_node("Softmax", ["flat"], ["output"], name="softmax", axis=-1))
+    return model(b.nodes, [f32("input", [1, 2, 2, 2])], [f32("output", [1, 16])], b.inits, "qdq_float_tail")
+
+
+def mobilenet_v2(rng, size, width, blocks, classes):
+    """A MobileNetV2 in QDQ form: stem conv 3x3/2, inverted residual blocks (expand 1x1, depthwise 3x3, project 1x1,
+    residual Add when shapes allow), last 1x1 conv, GlobalAveragePool, Flatten, Gemm."""
+    b = QDQ(rng)
+
+    def ch(c):
+        return max(8, int(c * width + 4) // 8 * 8)
+
+    x, s = b.qdq("input", -1.0, 1.0)
+    cin = ch(32)
+    x, s = b.conv(x, s, 3, cin, 3, stride=2)
+    for t, c, n, stride in blocks:
+        cout = ch(c)
+        for i in range(n):
+            st = stride if i == 0 else 1
+            inp, inp_s = x, s
+            hidden = cin * t
+            y, ys = (x, s) if t == 1 else b.conv(x, s, cin, hidden, 1)
+            y, ys = b.conv(y, ys, hidden, hidden, 3, stride=st, group=hidden)
+            y, ys = b.conv(y, ys, hidden, cout, 1, act="none", out_range=(-4.0, 4.0))
+            if st == 1 and cin == cout:
+                r = b.uid("add")
+                b.nodes.append(helper.make_node("Add", [inp, y], [r], name=b.uid("Add")))
+                y, ys = b.qdq(r, -6.0, 6.0)
+            x, s, cin = y, ys, cout
+    last = 1280 if width >= 1.0 else ch(1280)
+    x, s = b.conv(x, s, cin, last, 1)
+    gap = b.uid("gap")
+    b.nodes.append(helper.make_node("GlobalAveragePool", [x], [gap], name="gap"))
+    g, gs = b.qdq(gap, 0.0, 6.0)
+    flat = b.uid("flat")
+    b.nodes.append(helper.make_node("Flatten", [g], [flat], name="flatten", axis=1))
+    w = rng.normal(0, np.sqrt(1.0 / last), (classes, last)).astype(np.float32)
+    wdq, ws = b.weight(w, axis=0)
+    bdq = b.bias(rng.normal(0, 0.1, classes).astype(np.float32), gs, ws)
+    logits = b.uid("logits")
+    b.nodes.append(helper.make_node("Gemm", [flat, wdq, bdq], [logits], name="classifier", transB=1))
+    y, _ = b.qdq(logits, -8.0, 8.0)
+    b.nodes.append(helper.make_node("Identity", [y], ["logits"], name="out"))
+    return model(b.nodes, [f32("input", [1, 3, size, size])], [f32("logits", [1, classes])], b.inits,
+                 f"mobilenet_v2_{size}")
+
+
+# (expansion t, channels c, repeats n, first stride s), as in the MobileNetV2 paper
+V2_BLOCKS = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
+             (6, 320, 1, 1)]
+# The fixture: the same structure at 32x32, width 0.25, one block per stage, 10 classes (tiny weights).
+TINY_BLOCKS = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 1, 2), (6, 64, 1, 2), (6, 96, 1, 1)]
+
+FIXTURE_MODELS = {
+    "qdq_conv_relu": qdq_conv_relu,
+    "qdq_uint8_add_sigmoid": qdq_uint8_add_sigmoid,
+    "qop_conv_matmul": qop_conv_matmul,
+    "integer_ops": integer_ops,
+    "qdq_float_tail": qdq_float_tail,
+    "mobilenet_v2_tiny": lambda rng: mobilenet_v2(rng, 32, 0.25, TINY_BLOCKS, 10),
+}
+
+
+def fnv1a64(data):
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def f32_bits(x):
+    return "0x%08x" % int(np.array(x, np.float32).view(np.uint32))
+
+
+def summary(m):
+    """The fixture's content as text, read back by the protobuf library: tests/onnx compares it with what Janus's
+    own reader decodes (two independent decoders of the same bytes). Floats are printed as their bits."""
+    names = {1: "float32", 2: "uint8", 3: "int8", 6: "int32", 7: "int64"}
+
+    def dims(v):
+        return "[" + ",".join(str(d) for d in v) + "]"
+
+    def tensor_line(t):
+        a = numpy_helper.to_array(t)
+        return f"{names[t.data_type]} {dims(t.dims)} fnv={fnv1a64(a.astype(a.dtype.newbyteorder('<')).tobytes()):016x}"
+
+    def value_info(kind, v):
+        tt = v.type.tensor_type
+        shape = "[" + ",".join(str(d.dim_value) if d.HasField("dim_value") else (d.dim_param or "?")
+                               for d in tt.shape.dim) + "]" if tt.HasField("shape") else "?"
+        return f"{kind} {v.name} {names.get(tt.elem_type, tt.elem_type)} {shape}"
+
+    def attr(a):
+        kind = helper.get_attribute_value
+        if a.type == onnx.AttributeProto.FLOAT:
+            return f"{a.name}=f:{f32_bits(a.f)}"
+        if a.type == onnx.AttributeProto.INT:
+            return f"{a.name}=i:{a.i}"
+        if a.type == onnx.AttributeProto.STRING:
+            return f"{a.name}=s:{a.s.decode()}"
+        if a.type == onnx.AttributeProto.INTS:
+            return f"{a.name}=ints:" + dims(a.ints)
+        if a.type == onnx.AttributeProto.FLOATS:
+            return f"{a.name}=floats:[" + ",".join(f32_bits(x) for x in a.floats) + "]"
+        if a.type == onnx.AttributeProto.TENSOR:
+            return f"{a.name}=t:" + tensor_line(a.t)
+        return f"{a.name}=?{kind(a)}"
+
+    lines = [f"model ir_version={m.ir_version} producer={m.producer_name} {m.producer_version}",
+             "opsets " + " ".join(f"{o.domain or 'ai.onnx'}:{o.version}" for o in m.opset_import),
+             f"graph {m.graph.name}"]
+    lines += [value_info("input", v) for v in m.graph.input]
+    lines += [value_info("output", v) for v in m.graph.output]
+    lines += [value_info("value_info", v) for v in m.graph.value_info]
+    lines += [f"initializer {t.name} " + tensor_line(t) for t in m.graph.initializer]
+    for n in m.graph.node:
+        lines.append(f"node {n.name} {n.domain or 'ai.onnx'}.{n.op_type} in=[{','.join(n.input)}] "
+                     f"out=[{','.join(n.output)}]" + "".join(" " + attr(a) for a in n.attribute))
+    return "\n".join(lines) + "\n"
+
+
+def varint(v):
+    v &= (1 << 64) - 1
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def field(number, wire, payload=b""):
+    """One protobuf field: key, then (for wire type 2) the length, then the payload."""
+    key = varint((number << 3) | wire)
+    return key + (varint(len(payload)) + payload if wire == 2 else payload)
+
+
+def bad_files():
+    """Malformed inputs, one broken rule each: {file name: bytes}."""
+    good = qdq_conv_relu(np.random.default_rng(100)).SerializeToString()
+
+    def small(init=None, node=None, ir=7, opset=(("", 13),), graph=True):
+        g = helper.make_graph([node] if node else [helper.make_node("Relu", ["x"], ["y"], name="relu")], "g",
+                              [f32("x", [1, 2])], [f32("y", [1, 2])], initializer=[init] if init else [])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid(d, v) for d, v in opset])
+        m.ir_version = ir
+        if not graph:
+            m.ClearField("graph")
+        return m.SerializeToString()
+
+    def t(name, dt, dims, **kw):
+        x = TensorProto(name=name, data_type=dt, dims=dims)
+        for k, v in kw.items():
+            if isinstance(v, list):
+                getattr(x, k).extend(v)
+            else:
+                setattr(x, k, v)
+        return x
+
+    ext = t("w", TensorProto.FLOAT, [2])
+    ext.data_location = TensorProto.EXTERNAL
+    ext.external_data.add(key="location", value="weights.bin")
+    then_g = helper.make_graph([], "then", [], [f32("a", [1])])
+    if_node = helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=then_g)
+    return {
+        "empty.onnx": b"",
+        "text.onnx": b"this is not a model\n",
+        "truncated.onnx": good[: len(good) // 2],
+        "varint_over_64_bits.onnx": b"\x08" + b"\xff" * 9 + b"\x02",
+        "group_wire_type.onnx": varint((7 << 3) | 3) + good,
+        "field_number_zero.onnx": b"\x00\x01" + good,
+        "length_past_end.onnx": field(1, 0, varint(7)) + varint((7 << 3) | 2) + varint(1000) + b"\x0a\x00",
+        "ir_version_as_string.onnx": field(1, 2, b"7") + good,
+        "ir_version_99.onnx": small(ir=99),
+        "no_graph.onnx": small(graph=False),
+        "no_default_opset.onnx": small(opset=(("com.example", 1),)),
+        "external_data.onnx": small(init=ext),
+        "float16_initializer.onnx": small(init=t("h", TensorProto.FLOAT16, [2], int32_data=[15360, 15360])),
+        "raw_data_short.onnx": small(init=t("w", TensorProto.FLOAT, [2, 3], raw_data=b"\0" * 20)),
+        "raw_and_typed.onnx": small(init=t("w", TensorProto.FLOAT, [1], raw_data=b"\0" * 4, float_data=[1.0])),
+        "int8_out_of_range.onnx": small(init=t("q", TensorProto.INT8, [2], int32_data=[5, 300])),
+        "typed_count.onnx": small(init=t("w", TensorProto.INT64, [3], int64_data=[1, 2])),
+        "wrong_typed_field.onnx": small(init=t("w", TensorProto.FLOAT, [1], int32_data=[1])),
+        "negative_dim.onnx": small(init=t("w", TensorProto.FLOAT, [2, -1], raw_data=b"")),
+        "rank_7.onnx": small(init=t("w", TensorProto.INT8, [1] * 7, raw_data=b"\1")),
+        "huge_dims.onnx": small(init=t("w", TensorProto.INT8, [1 << 21, 1 << 21], raw_data=b"\1")),
+        "no_data_type.onnx": small(init=t("w", 0, [1], raw_data=b"\1")),
+        "graph_attribute.onnx": small(node=if_node),
+        # model {ir_version 7, opset 13, graph {initializer {dims 1, data_type FLOAT, float_data: 5 packed bytes}}}
+        "packed_floats_5_bytes.onnx": field(1, 0, varint(7)) + field(8, 2, field(2, 0, varint(13)))
+        + field(7, 2, field(5, 2, field(1, 0, varint(1)) + field(2, 0, varint(1)) + field(4, 2, b"\0" * 5))),
+        "tensor_no_type.pb": t("x", 0, [1], raw_data=b"\1").SerializeToString(),
+        "tensor_truncated.pb": t("x", TensorProto.FLOAT, [4], raw_data=b"\0" * 16).SerializeToString()[:-3],
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--full", metavar="DIR", help="write the full-size MobileNetV2-1.0 (224x224) to DIR instead")
+    args = ap.parse_args()
+    if args.full:
+        out = Path(args.full)
+        out.mkdir(parents=True, exist_ok=True)
+        m = mobilenet_v2(np.random.default_rng(2), 224, 1.0, V2_BLOCKS, 1000)
+        onnx.save(m, out / "mobilenet_v2_224.onnx")
+        print(out / "mobilenet_v2_224.onnx")
+        return 0
+    bad = ROOT / "tests" / "onnx" / "bad"
+    bad.mkdir(parents=True, exist_ok=True)
+    for name, data in bad_files().items():
+        (bad / name).write_bytes(data)
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    for i, (name, build) in enumerate(FIXTURE_MODELS.items()):
+        m = build(np.random.default_rng(100 + i))
+        path = FIXTURES / f"{name}.onnx"
+        onnx.save(m, path)
+        (FIXTURES / f"{name}.txt").write_text(summary(onnx.load(path)))
+        print(f"{path.relative_to(ROOT)}: {path.stat().st_size} bytes, {len(m.graph.node)} nodes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+// The ONNX reader (onnx/wire.hpp, onnx/model.hpp): every fixture decodes to exactly what the protobuf library reads
+// from the same bytes (tests/onnx/fixtures/*.txt, written by scripts/make_onnx_models.py); hand-encoded messages
+// cover packed and unpacked repeated fields and the IR-1 attribute form; every malformed file in tests/onnx/bad/
+// gets its exact error.
+#include <doctest/doctest.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <janus/onnx/model.hpp>
+
+#include "onnx_bytes.hpp"
+
+namespace {
+
+using namespace janus;
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::uint64_t fnv1a64(const std::vector<std::uint8_t>& data) {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (std::uint8_t b : data) h = (h ^ b) * 0x100000001b3ull;
+    return h;
+}
+
+std::string bits(float x) {
+    std::uint32_t b;
+    std::memcpy(&b, &x, 4);
+    char s[16];
+    std::snprintf(s, sizeof s, "0x%08" PRIx32, b);
+    return s;
+}
+
+template <class V>
+std::string list(const V& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
+std::string tensor_line(const onnx::Tensor& t) {
+    char h[32];
+    std::snprintf(h, sizeof h, "%016" PRIx64, fnv1a64(t.data));
+    return std::string(dtype_name(t.dtype)) + " " + list(t.dims) + " fnv=" + h;
+}
+
+std::string value_info(const char* kind, const onnx::ValueInfo& v) {
+    std::string s = std::string(kind) + " " + v.name + " " + onnx::elem_type_name(v.elem_type) + " ";
+    if (!v.has_shape) return s + "?";
+    s += "[";
+    for (std::size_t i = 0; i < v.shape.size(); ++i) {
+        const auto& d = v.shape[i];
+        s += (i ? "," : "") + (d.value ? std::to_string(*d.value) : d.param.empty() ? "?" : d.param);
+    }
+    return s + "]";
+}
+
+/// The same text as scripts/make_onnx_models.py's summary(), from Janus's decoder.
+std::string summary(const onnx::Model& m) {
+    std::string s = "model ir_version=" + std::to_string(m.ir_version) + " producer=" + m.producer_name + " " +
+                    m.producer_version + "\nopsets";
+    for (const auto& o : m.opsets)
+        s += " " + (o.domain.empty() ? std::string("ai.onnx") : o.domain) + ":" + std::to_string(o.version);
+    s += "\ngraph " + m.graph.name + "\n";
+    for (const auto& v : m.graph.inputs) s += value_info("input", v) + "\n";
+    for (const auto& v : m.graph.outputs) s += value_info("output", v) + "\n";
+    for (const auto& v : m.graph.value_infos) s += value_info("value_info", v) + "\n";
+    for (const auto& t : m.graph.initializers) s += "initializer " + t.name + " " + tensor_line(t) + "\n";
+    for (const auto& n : m.graph.nodes) {
+        s +=
+            "node " + n.name + " " + (n.domain.empty() ? std::string("ai.onnx") : n.domain) + "." + n.op_type + " in=[";
+        for (std::size_t i = 0; i < n.inputs.size(); ++i) s += (i ? "," : "") + n.inputs[i];
+        s += "] out=[";
+        for (std::size_t i = 0; i < n.outputs.size(); ++i) s += (i ? "," : "") + n.outputs[i];
+        s += "]";
+        for (const auto& a : n.attributes) {
+            s += " " + a.name + "=";
+            switch (a.type) {
+                case onnx::AttrType::f:
+                    s += "f:" + bits(a.f);
+                    break;
+                case onnx::AttrType::i:
+                    s += "i:" + std::to_string(a.i);
+                    break;
+                case onnx::AttrType::s:
+                    s += "s:" + a.s;
+                    break;
+                case onnx::AttrType::ints:
+                    s += "ints:" + list(a.ints);
+                    break;
+                case onnx::AttrType::floats: {
+                    s += "floats:[";
+                    for (std::size_t i = 0; i < a.floats.size(); ++i) s += (i ? "," : "") + bits(a.floats[i]);
+                    s += "]";
+                    break;
+                }
+                case onnx::AttrType::tensor:
+                    s += "t:" + tensor_line(*a.t);
+                    break;
+                default:
+                    s += "?";
+                    break;
+            }
+        }
+        s += "\n";
+    }
+    return s;
+}
+
+/// The error of decoding `path` as a model (or, for .pb files, as a TensorProto); nullopt when it decodes.
+std::optional<Error> decode_error(const std::string& path, bool tensor) {
+    auto bytes = onnx::read_bytes(path);
+    if (!bytes.ok()) return bytes.error();
+    if (tensor) {
+        auto t = onnx::parse_tensor(*bytes, path);
+        return t.ok() ? std::nullopt : std::optional<Error>(t.error());
+    }
+    auto m = onnx::parse_model(*bytes, path);
+    return m.ok() ? std::nullopt : std::optional<Error>(m.error());
+}
+
+}  // namespace
+
+TEST_CASE("every fixture decodes to what the protobuf library reads from the same bytes") {
+    int checked = 0;
+    for (const auto& e : fs::directory_iterator("onnx/fixtures")) {
+        if (e.path().extension() != ".onnx") continue;
+        CAPTURE(e.path().string());
+        const auto m = onnx::read_model_file(e.path().string());
+        REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message()));
+        auto expected_path = e.path();
+        expected_path.replace_extension(".txt");
+        CHECK(summary(*m) == read_text(expected_path));
+        // Decoding is a pure function of the bytes.
+        const auto again = onnx::read_model_file(e.path().string());
+        CHECK(*again == *m);
+        ++checked;
+    }
+    CHECK(checked == 6);
+}
+
+TEST_CASE("tensor values: raw_data and typed fields decode to the same little-endian bytes") {
+    const auto m = onnx::read_model_file("onnx/fixtures/qop_conv_matmul.onnx");
+    REQUIRE(m.ok());
+    std::map<std::string, const onnx::Tensor*> by_name;
+    for (const auto& t : m->graph.initializers) by_name[t.name] = &t;
+    REQUIRE(by_name.count("bias") == 1);  // typed int32_data
+    CHECK(by_name["bias"]->values<std::int32_t>().size() == 4);
+    CHECK(by_name["x_zp"]->values<std::uint8_t>() == std::vector<std::uint8_t>{128});
+    CHECK(by_name["x_s"]->values<float>() == std::vector<float>{0.02f});
+    CHECK(by_name["x_s"]->dims.empty());
+    CHECK(m->opset("") == 13);
+    CHECK(m->opset("ai.onnx") == 13);
+    CHECK(m->opset("com.microsoft") == 0);
+}
+
+TEST_CASE("hand-encoded tensors: packed and unpacked repeated fields, negative int32, IR-1 attributes") {
+    using namespace ob;
+    SUBCASE("dims and int64_data unpacked, float_data unpacked fixed32") {
+        const auto t = onnx::parse_tensor(
+            cat(varint_field(1, 2), varint_field(1, 2), varint_field(2, 1), fixed32_field(4, 1.0f),
+                fixed32_field(4, -2.5f), fixed32_field(4, 0.f), fixed32_field(4, 3.f), bytes_field(8, "t")),
+            "t.pb");
+        REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message()));
+        CHECK(t->dims == std::vector<std::int64_t>{2, 2});
+        CHECK(t->values<float>() == std::vector<float>{1.0f, -2.5f, 0.f, 3.f});
+    }
+    SUBCASE("int8 in packed int32_data with negative values (10-byte sign-extended varints)") {
+        const auto t = onnx::parse_tensor(
+            cat(packed_varints(1, {3}), varint_field(2, 3), packed_varints(5, {-128, 0, 127})), "t.pb");
+        REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message()));
+        CHECK(t->values<std::int8_t>() == std::vector<std::int8_t>{-128, 0, 127});
+    }
+    SUBCASE("int64 packed and unpacked mixed in one field") {
+        const auto t = onnx::parse_tensor(cat(packed_varints(1, {3}), varint_field(2, 7), packed_varints(7, {-1, 5}),
+                                              varint_field(7, static_cast<std::uint64_t>(std::int64_t{-9}))),
+                                          "t.pb");
+        REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message()));
+        CHECK(t->values<std::int64_t>() == std::vector<std::int64_t>{-1, 5, -9});
+    }
+    SUBCASE("a 0-d tensor holds one element") {
+        const auto t = onnx::parse_tensor(cat(varint_field(2, 6), packed_varints(5, {-7})), "t.pb");
+        REQUIRE(t.ok());
+        CHECK(t->dims.empty());
+        CHECK(t->values<std::int32_t>() == std::vector<std::int32_t>{-7});
+    }
+    SUBCASE("an attribute without a type field takes the kind of its one value (IR version 1)") {
+        const auto attr = bytes_field(5, cat(bytes_field(1, "axis"), varint_field(3, 2)));
+        const auto node =
+            bytes_field(1, cat(bytes_field(1, "x"), bytes_field(2, "y"), bytes_field(4, "Softmax"), attr));
+        const auto m = onnx::parse_model(minimal_model(node), "m.onnx");
+        REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message()));
+        const auto* a = m->graph.nodes.at(0).attribute("axis");
+        REQUIRE(a != nullptr);
+        CHECK(a->type == onnx::AttrType::i);
+        CHECK(a->i == 2);
+    }
+    SUBCASE("unknown fields are skipped, whatever their wire type") {
+        const auto t = onnx::parse_tensor(cat(varint_field(2, 1), varint_field(99, 5), fixed32_field(98, 1.f),
+                                              fixed64_field(97, 7), bytes_field(96, "zz"), fixed32_field(4, 4.f)),
+                                          "t.pb");
+        REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message()));
+        CHECK(t->values<float>() == std::vector<float>{4.f});
+    }
+}
+
+TEST_CASE("every malformed file in onnx/bad gets its exact error") {
+    // onnx/bad/expected.txt: "<file>\t<full error message>" per line; every file of the directory is listed.
+    std::map<std::string, std::string> expected;
+    {
+        std::istringstream in(read_text("onnx/bad/expected.txt"));
+        std::string line;
+        while (std::getline(in, line)) {
+            const auto tab = line.find('\t');
+            REQUIRE(tab != std::string::npos);
+            expected[line.substr(0, tab)] = line.substr(tab + 1);
+        }
+    }
+    const bool update = std::getenv("JANUS_UPDATE_GOLDEN") != nullptr;
+    std::map<std::string, std::string> got;
+    for (const auto& e : fs::directory_iterator("onnx/bad")) {
+        const std::string name = e.path().filename().string();
+        if (name == "expected.txt") continue;
+        const std::string path = "onnx/bad/" + name;
+        const auto err = decode_error(path, e.path().extension() == ".pb");
+        CAPTURE(path);
+        REQUIRE(err.has_value());
+        got[name] = err->message();
+        CHECK_FALSE(err->rule.empty());
+        CHECK_FALSE(err->position.empty());
+    }
+    if (update) {
+        std::ofstream out("onnx/bad/expected.txt", std::ios::binary);
+        for (const auto& [k, v] : got) out << k << '\t' << v << '\n';
+        return;
+    }
+    CHECK(got.size() == expected.size());
+    for (const auto& entry : got) {
+        const std::string& file = entry.first;
+        CAPTURE(file);
+        REQUIRE_MESSAGE(expected.count(file) == 1, (std::string("no expected message for onnx/bad/") + file).c_str());
+        CHECK(entry.second == expected[file]);
+    }
+}
