@@ -4,8 +4,9 @@
     /usr/bin/python3 scripts/make_onnx_models.py                 # the committed fixtures: tests/onnx/fixtures/*.onnx
     /usr/bin/python3 scripts/make_onnx_models.py --full DIR      # full-size MobileNetV2-1.0 (224x224), not committed
 
-It also writes tests/onnx/bad/: malformed models and tensors, one broken rule each (their expected errors are in
-tests/onnx/bad/expected.txt, checked by tests/onnx/reader.cpp).
+It also writes tests/onnx/bad/ (malformed models and tensors: the reader's errors) and tests/onnx/bad_import/ (models
+that decode but that the importer refuses), one broken rule each; their expected errors are in expected.txt beside
+them, checked by tests/onnx/reader.cpp and tests/onnx/import.cpp.
 
 Every model is deterministic: weights come from a seeded numpy generator, and onnx serializes fields in number
 order, so the same script writes the same bytes. The fixtures cover both quantized forms:
@@ -398,6 +399,44 @@ def bad_files():
     }
 
 
+def bad_imports():
+    """Models that decode but that the importer refuses, one rule each: {file name: bytes}."""
+    def m(nodes, inputs, outputs, inits=(), opset=OPSET):
+        g = helper.make_graph(nodes, "bad", inputs, outputs, initializer=list(inits))
+        model_ = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        model_.ir_version = 7
+        return model_.SerializeToString()
+
+    x, y = f32("x", [1, 4]), f32("y", [1, 4])
+    relu = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    s = tensor("s", np.array(0.1, np.float32))
+    z = tensor("z", np.array(0, np.int8))
+    z2 = tensor("z2", np.array(3, np.int8))
+    return {
+        "opset_11.onnx": m([relu], [x], [y], opset=11),
+        "unknown_op.onnx": m([helper.make_node("Einsum", ["x"], ["y"], name="e", equation="ij->ij")], [x], [y]),
+        "custom_domain.onnx": m([helper.make_node("Relu", ["x"], ["y"], name="r", domain="com.example")], [x], [y]),
+        "undefined_input.onnx": m([helper.make_node("Relu", ["nowhere"], ["y"], name="r")], [x], [y]),
+        "reshape_shape_not_constant.onnx": m([helper.make_node("Reshape", ["x", "x"], ["y"], name="reshape")],
+                                            [x], [y]),
+        "scale_not_constant.onnx": m([helper.make_node("QuantizeLinear", ["x", "x"], ["y"], name="q")], [x],
+                                     [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 4])]),
+        "symbolic_dim.onnx": m([relu], [f32("x", ["batch", 4])], [y]),
+        "two_quantizations.onnx": m(
+            [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q"),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["a"], name="dq_a"),
+             helper.make_node("QLinearMatMul", ["q", "s", "z2", "w", "s", "z", "s", "z"], ["y"], name="mm")],
+            [x], [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 4])],
+            [s, z, z2, tensor("w", np.eye(4, dtype=np.int8))]),
+        "integer_arithmetic_on_quantized.onnx": m(
+            [helper.make_node("QLinearMatMul", ["x8", "s", "z", "w", "s", "z", "s", "z"], ["q"], name="mm"),
+             helper.make_node("Add", ["q", "q"], ["y"], name="add")],
+            [helper.make_tensor_value_info("x8", TensorProto.INT8, [1, 4])],
+            [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 4])], [s, z, tensor("w", np.eye(4, dtype=np.int8))]),
+        "output_dtype_mismatch.onnx": m([relu], [x], [helper.make_tensor_value_info("y", TensorProto.INT64, [1, 4])]),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", metavar="DIR", help="write the full-size MobileNetV2-1.0 (224x224) to DIR instead")
@@ -412,6 +451,10 @@ def main():
     bad = ROOT / "tests" / "onnx" / "bad"
     bad.mkdir(parents=True, exist_ok=True)
     for name, data in bad_files().items():
+        (bad / name).write_bytes(data)
+    bad = ROOT / "tests" / "onnx" / "bad_import"
+    bad.mkdir(parents=True, exist_ok=True)
+    for name, data in bad_imports().items():
         (bad / name).write_bytes(data)
     FIXTURES.mkdir(parents=True, exist_ok=True)
     for i, (name, build) in enumerate(FIXTURE_MODELS.items()):

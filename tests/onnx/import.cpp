@@ -10,6 +10,8 @@
 
 #include <janus/graph/import_onnx.hpp>
 
+#include "support/expected_errors.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -55,4 +57,12 @@ TEST_CASE("every fixture imports to a verified graph matching its golden text fo
         ++n;
     }
     CHECK(n == 5);
+}
+
+TEST_CASE("every model in onnx/bad_import is refused with its exact error") {
+    janus_test::check_expected_errors("onnx/bad_import", [](const std::string& path) -> std::optional<Error> {
+        const auto g = import_file(path);
+        if (g.ok()) return std::nullopt;
+        return g.error();
+    });
 }

@@ -17,6 +17,7 @@
 #include <janus/onnx/model.hpp>
 
 #include "onnx_bytes.hpp"
+#include "support/expected_errors.hpp"
 
 namespace {
 
@@ -218,40 +219,6 @@ TEST_CASE("hand-encoded tensors: packed and unpacked repeated fields, negative i
 }
 
 TEST_CASE("every malformed file in onnx/bad gets its exact error") {
-    // onnx/bad/expected.txt: "<file>\t<full error message>" per line; every file of the directory is listed.
-    std::map<std::string, std::string> expected;
-    {
-        std::istringstream in(read_text("onnx/bad/expected.txt"));
-        std::string line;
-        while (std::getline(in, line)) {
-            const auto tab = line.find('\t');
-            REQUIRE(tab != std::string::npos);
-            expected[line.substr(0, tab)] = line.substr(tab + 1);
-        }
-    }
-    const bool update = std::getenv("JANUS_UPDATE_GOLDEN") != nullptr;
-    std::map<std::string, std::string> got;
-    for (const auto& e : fs::directory_iterator("onnx/bad")) {
-        const std::string name = e.path().filename().string();
-        if (name == "expected.txt") continue;
-        const std::string path = "onnx/bad/" + name;
-        const auto err = decode_error(path, e.path().extension() == ".pb");
-        CAPTURE(path);
-        REQUIRE(err.has_value());
-        got[name] = err->message();
-        CHECK_FALSE(err->rule.empty());
-        CHECK_FALSE(err->position.empty());
-    }
-    if (update) {
-        std::ofstream out("onnx/bad/expected.txt", std::ios::binary);
-        for (const auto& [k, v] : got) out << k << '\t' << v << '\n';
-        return;
-    }
-    CHECK(got.size() == expected.size());
-    for (const auto& entry : got) {
-        const std::string& file = entry.first;
-        CAPTURE(file);
-        REQUIRE_MESSAGE(expected.count(file) == 1, (std::string("no expected message for onnx/bad/") + file).c_str());
-        CHECK(entry.second == expected[file]);
-    }
+    janus_test::check_expected_errors(
+        "onnx/bad", [](const std::string& path) { return decode_error(path, path.ends_with(".pb")); });
 }
