@@ -634,6 +634,73 @@ def seeds_onnx_reader():
     return seeds
 
 
+def seeds_npy_reader():
+    """fuzz/npy_reader.cpp: whole .npy files. Valid files of every dtype (int8 as '|i1' and 'i1', uint8, int32,
+    int64, float32), of format versions 1.0, 2.0 and 3.0, big-endian, 0-d and zero-size, and headers in the other
+    literal forms the reader accepts (double quotes, key order, no padding, trailing comma in the tuple); then near
+    misses, one per reader rule: Fortran order, bool and float64, data one byte short and one byte long, a header
+    length past the end, version 4.0, a negative, an overflowing and a size-overflowing shape, duplicate / unknown /
+    missing keys, (3) for (3,)."""
+
+    def header_dict(descr, shape, fortran="False"):
+        text = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+        first = shape.strip("()").split(",")[0].strip()
+        return text + " " * (21 - len(first)) if first else text  # numpy's growth room for the first axis
+
+    def npy(header, data=b"", version=1, pad=True):
+        h = header.encode("utf8" if version == 3 else "latin1")
+        field = 2 if version == 1 else 4
+        if pad:  # numpy's padding: 1..64 spaces and '\n', so that the data starts at a multiple of 64
+            h += b" " * (64 - (8 + field + len(h) + 1) % 64) + b"\n"
+        length = struct.pack("<H" if version == 1 else "<I", len(h))
+        return b"\x93NUMPY" + bytes([version, 0]) + length + h + data
+
+    def le(fmt, *values):
+        return struct.pack("<" + fmt * len(values), *values)
+
+    i32_2x3 = le("i", -(2**31), -1, 0, 1, 65536, 2**31 - 1)
+    seeds = {
+        "valid_i8_v1": npy(header_dict("|i1", "(2, 3)"), bytes([0x80, 0xFF, 0, 1, 42, 0x7F])),
+        "valid_i1_no_order": npy(header_dict("i1", "(3,)"), bytes([1, 2, 3])),
+        "valid_u8_scalar": npy(header_dict("|u1", "()"), b"\xfe"),
+        "valid_i32_4d": npy(header_dict("<i4", "(1, 2, 2, 2)"), le("i", *range(-4, 4))),
+        "valid_i64_v2": npy(header_dict("<i8", "(2,)"), le("q", -(2**63), 2**63 - 1), version=2),
+        "valid_f32_v3": npy(header_dict("<f4", "(2, 2)"), le("f", 1.5, -0.0, math.inf, 1e-45), version=3),
+        "valid_i32_be": npy(header_dict(">i4", "(2, 3)"), struct.pack(">6i", -(2**31), -1, 0, 1, 65536, 2**31 - 1)),
+        "valid_i64_be": npy(header_dict(">i8", "(1,)"), struct.pack(">q", -3)),
+        "valid_f32_be": npy(header_dict(">f4", "()"), struct.pack(">f", 0.25)),
+        "valid_f32_zero_size": npy(header_dict("<f4", "(0, 3)")),
+        "literal_double_quotes_reordered": npy('{"shape": (2,3,), "fortran_order": False, "descr": "<i4"}', i32_2x3),
+        "literal_unpadded_whitespace": npy("{ 'descr' :'<i4',\n\t'fortran_order':False ,'shape':( 2 , 3 ) }", i32_2x3,
+                                           pad=False),
+        "bad_fortran_order": npy(header_dict("<i4", "(2, 3)", fortran="True"), i32_2x3),
+        "bad_bool": npy(header_dict("|b1", "(2,)"), b"\x01\x00"),
+        "bad_float64": npy(header_dict("<f8", "(1,)"), le("d", 1.0)),
+        "bad_data_short": npy(header_dict("<i4", "(2, 3)"), i32_2x3[:-1]),
+        "bad_data_long": npy(header_dict("<i4", "(2, 3)"), i32_2x3 + b"\x00"),
+        "bad_header_length": b"\x93NUMPY\x01\x00\xff\xff{'descr': '<i4'",
+        "bad_version": b"\x93NUMPY\x04\x00" + npy(header_dict("|u1", "()"), b"\x00")[8:],
+        "bad_negative_dim": npy(header_dict("<i4", "(2, -3)")),
+        "bad_dim_overflow": npy(header_dict("|u1", "(9223372036854775808,)")),
+        "bad_size_overflow": npy(header_dict("<i8", "(0, 4294967296, 4294967296)")),
+        "bad_duplicate_key": npy("{'descr': '<i4', 'shape': (), 'fortran_order': False, 'shape': (), }", le("i", 7)),
+        "bad_unknown_key": npy("{'descr': '<i4', 'fortran_order': False, 'shape': (), 'order': 'C', }", le("i", 7)),
+        "bad_missing_key": npy("{'descr': '<i4', 'fortran_order': False, }", le("i", 7)),
+        "bad_shape_int": npy(header_dict("<i4", "(3)"), le("i", 1, 2, 3)),
+    }
+    return seeds
+
+
+def seeds_ir_parse():
+    """fuzz/ir_parse.cpp: IR text. The golden texts of tests/graph/text/ (imported fixtures with their constants in
+    hex, written by tests/graph/ir_text.cpp) and the malformed texts of tests/graph/bad_ir/ (one rule each)."""
+    root = FUZZ_DIR.parent / "tests" / "graph"
+    seeds = {p.name: p.read_bytes() for p in sorted((root / "text").glob("*.ir"))}
+    for p in sorted((root / "bad_ir").glob("*.ir")):
+        seeds["bad_" + p.name] = p.read_bytes()
+    return seeds
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
@@ -647,6 +714,8 @@ TARGETS = {
     "emit_diff": seeds_emit_diff,
     "emit_diff_data": seeds_emit_diff_data,
     "onnx_reader": seeds_onnx_reader,
+    "npy_reader": seeds_npy_reader,
+    "ir_parse": seeds_ir_parse,
 }
 
 

@@ -437,6 +437,100 @@ def bad_imports():
     }
 
 
+# ---- ONNX semantics in numpy: the independent oracle of tests/onnx/semantics.cpp ----------------------------------
+# Each op follows the ONNX specification literally, in float64 where ONNX computes in float: DequantizeLinear,
+# the float op, QuantizeLinear (round half to even, saturate). Only what the fixtures use is implemented.
+
+def _conv(x, w, b, strides, pads, group, dilations):
+    n, c, h, wd = x.shape
+    co, cg, kh, kw = w.shape
+    x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (x.shape[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (x.shape[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    y = np.zeros((n, co, oh, ow))
+    cog = co // group
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg]
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[:, :, i * dilations[0]:i * dilations[0] + strides[0] * (oh - 1) + 1:strides[0],
+                           j * dilations[1]:j * dilations[1] + strides[1] * (ow - 1) + 1:strides[1]]
+                y[:, g * cog:(g + 1) * cog] += np.einsum("nchw,oc->nohw", patch, w[g * cog:(g + 1) * cog, :, i, j])
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y
+
+
+def run_onnx_semantics(m, feeds):
+    env = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    env.update(feeds)
+
+    def qaxis(arr, p, axis):
+        p = np.asarray(p)
+        if p.ndim == 0 or p.size == 1:
+            return p.reshape(())
+        shape = [1] * arr.ndim
+        shape[axis] = -1
+        return p.reshape(shape)
+
+    for n in m.graph.node:
+        a = {x.name: helper.get_attribute_value(x) for x in n.attribute}
+        i = [env[x] if x else None for x in n.input]
+        op = n.op_type
+        if op == "QuantizeLinear":
+            zp = i[2]
+            y = np.round(i[0].astype(np.float64) / qaxis(i[0], i[1], a.get("axis", 1))) + qaxis(i[0], zp, a.get("axis", 1))
+            info = np.iinfo(zp.dtype)
+            r = np.clip(y, info.min, info.max).astype(zp.dtype)
+        elif op == "DequantizeLinear":
+            ax = a.get("axis", 1)
+            r = (i[0].astype(np.float64) - qaxis(i[0], i[2], ax)) * qaxis(i[0], i[1].astype(np.float64), ax)
+        elif op == "Conv":
+            r = _conv(i[0], i[1], i[2] if len(i) > 2 else None, a.get("strides", [1, 1]), a.get("pads", [0, 0, 0, 0]),
+                      a.get("group", 1), a.get("dilations", [1, 1]))
+        elif op == "Relu":
+            r = np.maximum(i[0], 0)
+        elif op == "Clip":
+            r = np.clip(i[0], i[1], i[2])
+        elif op == "Add":
+            r = i[0] + i[1]
+        elif op == "Sigmoid":
+            r = 1.0 / (1.0 + np.exp(-i[0]))
+        elif op == "GlobalAveragePool":
+            r = i[0].mean(axis=(2, 3), keepdims=True)
+        elif op == "Flatten":
+            r = i[0].reshape(i[0].shape[0], -1)
+        elif op == "Reshape":
+            r = i[0].reshape(i[1])
+        elif op == "Gemm":
+            b = i[1].T if a.get("transB", 0) else i[1]
+            r = i[0] @ b + (i[2] if len(i) > 2 else 0)
+        elif op == "Softmax":
+            e = np.exp(i[0] - i[0].max(axis=a.get("axis", -1), keepdims=True))
+            r = e / e.sum(axis=a.get("axis", -1), keepdims=True)
+        elif op == "Identity":
+            r = i[0]
+        else:
+            raise ValueError(f"run_onnx_semantics: {op} is not implemented")
+        env[n.output[0]] = r
+    return [env[o.name] for o in m.graph.output]
+
+
+def semantics_files(name, m, rng):
+    """<name>.in<k>.npy (seeded inputs) and <name>.out<k>.npy (their outputs under ONNX semantics, float32 for float
+    outputs): tests/onnx/semantics.cpp runs the reference engine on the inputs and bounds the difference."""
+    feeds = {}
+    for k, v in enumerate(m.graph.input):
+        shape = [d.dim_value for d in v.type.tensor_type.shape.dim]
+        feeds[v.name] = rng.uniform(-1.0, 1.0, shape).astype(np.float32)
+        np.save(FIXTURES / f"{name}.in{k}.npy", feeds[v.name])
+    for k, r in enumerate(run_onnx_semantics(m, feeds)):
+        np.save(FIXTURES / f"{name}.out{k}.npy", r.astype(np.float32) if r.dtype.kind == "f" else r)
+
+
+SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", metavar="DIR", help="write the full-size MobileNetV2-1.0 (224x224) to DIR instead")
@@ -462,6 +556,8 @@ def main():
         path = FIXTURES / f"{name}.onnx"
         onnx.save(m, path)
         (FIXTURES / f"{name}.txt").write_text(summary(onnx.load(path)))
+        if name in SEMANTICS:
+            semantics_files(name, m, np.random.default_rng(200 + i))
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size} bytes, {len(m.graph.node)} nodes")
     return 0
 

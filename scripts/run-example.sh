@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is needed, build the examples (Release), and run the bundled example networks.
-# (Once the janusc driver exists, this compiles and runs the bundled example model.)
+# Then janusc imports the bundled quantized MobileNetV2-style model (tests/onnx/fixtures/mobilenet_v2_tiny.onnx) and
+# runs it on the reference engine. (janusc compile / --engine npu come with the rest of issue 6.)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${root}"
@@ -8,7 +9,7 @@ export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
 bash scripts/bootstrap.sh
 cmake --preset gcc-release >/dev/null
 cmake --build --preset gcc-release --target janus_example_quickstart janus_example_tiny_cnn \
-    janus_example_npu_elementwise janus_example_npu_convnet
+    janus_example_npu_elementwise janus_example_npu_convnet janusc
 ./build/gcc-release/janus_example_quickstart
 echo
 ./build/gcc-release/janus_example_tiny_cnn
@@ -16,3 +17,7 @@ echo
 ./build/gcc-release/janus_example_npu_elementwise
 echo
 ./build/gcc-release/janus_example_npu_convnet
+echo
+fx=tests/onnx/fixtures
+./build/gcc-release/janusc run "${fx}/mobilenet_v2_tiny.onnx" -i input="${fx}/mobilenet_v2_tiny.in0.npy" \
+    -o build/example-out --engine ref

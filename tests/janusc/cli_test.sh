@@ -62,27 +62,27 @@ mkdir -p "$T/elsewhere"
 same "$T/elsewhere/y.bin" "$T/y.bin" "output from another directory"
 same "$T/elsewhere/report.txt" "$T/report.txt" "report from another directory"
 
-# 4. bad assembly: file:line:col, rule, exit 1, the existing output untouched, no temporary left
+# 4. bad assembly: file:line:col, rule, exit 2, the existing output untouched, no temporary left
 cd "$T"
 printf 'nop\nli r1, 12abc\nhalt\n' >bad.s
 printf 'keep' >out.bin
-run 1 "$J" asm bad.s -o out.bin
+run 2 "$J" asm bad.s -o out.bin
 has "$T/err" "bad.s:2:10: error: '12abc' is not a number (trailing characters after the digits) [number-syntax]"
 [ "$(cat out.bin)" = keep ] && ok || fail "a failed asm changed its output file"
 [ -z "$(ls -A | grep janusc-tmp)" ] && ok || fail "a temporary file was left behind"
 
 # 5. bad binaries: a partial word, an undecodable word
 printf '0123456789ab' >short.bin
-run 1 "$J" disasm short.bin
+run 2 "$J" disasm short.bin
 has "$T/err" "short.bin:byte 8: error: the file holds 12 bytes, not a whole number of 8-byte instruction words [word-size]"
 printf '\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x04' >reserved.bin
-run 1 "$J" disasm reserved.bin
+run 2 "$J" disasm reserved.bin
 has "$T/err" "reserved.bin:word 1: error: 0x0400000000000001: halt leaves payload bits"
-run 1 "$J" sim reserved.bin
+run 2 "$J" sim reserved.bin
 has "$T/err" "[reserved-bits-zero]"
 
-# 6. a race: exit 3, both instructions named; a fault: exit 2, no output file written
-run 3 "$J" sim "$SRC/tests/janusc/race.s" --input "$EX/input.bin"
+# 6. a race: exit 1, both instructions named; a fault: exit 2, no output file written
+run 1 "$J" sim "$SRC/tests/janusc/race.s" --input "$EX/input.bin"
 has "$T/out" "RAW on LMEM 0x00200 (1 granule): pc 3 (DMA: dma.load r2, input, r0, 16) is not ordered before pc 4 (VEC: vec.max r1, r1, r2, 16 wait(e0))"
 rm -f never.bin
 run 2 "$J" sim "$SRC/tests/janusc/fault.s" --input "$EX/input.bin" --output-size 16 --output never.bin
@@ -92,12 +92,40 @@ has "$T/err" "[unmapped-address]"
 [ ! -e never.bin ] && ok || fail "a faulting run wrote its output"
 
 # 7. files and command lines
-run 1 "$J" sim missing.s
+run 2 "$J" sim missing.s
 has "$T/err" "missing.s: error: cannot open the file for reading [file-readable]"
-run 1 "$J" frobnicate
-run 1 "$J" asm "$EX/fc.s"
-run 1 "$J" sim "$EX/fc.s" --scratch "$EX/input.bin" --scratch-size 16
+run 2 "$J" frobnicate
+run 2 "$J" asm "$EX/fc.s"
+run 2 "$J" sim "$EX/fc.s" --scratch "$EX/input.bin" --scratch-size 16
 has "$T/err" "[options-exclusive]"
+
+# 8. run --engine ref: an imported QDQ model on .npy inputs; golden output bytes; same bytes from another directory
+FX=$SRC/tests/onnx/fixtures
+run 0 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/ref" --engine ref
+golden "$T/ref/output.npy" qdq_conv_relu.output.npy
+run 0 "$J" run "$FX/mobilenet_v2_tiny.onnx" -i input="$FX/mobilenet_v2_tiny.in0.npy" -o "$T/mnv2" --engine ref
+golden "$T/mnv2/logits.npy" mobilenet_v2_tiny.logits.npy
+mkdir -p "$T/elsewhere2"
+(cd "$T/elsewhere2" && "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o out --engine ref) \
+    || fail "run from another directory"
+same "$T/elsewhere2/out/output.npy" "$T/ref/output.npy" "run output from another directory"
+
+# 9. run: bad input names the file and the rule, exit 2, no output written
+rm -rf "$T/none"
+run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_uint8_add_sigmoid.in0.npy" -o "$T/none" --engine ref
+has "$T/err" "qdq_uint8_add_sigmoid.in0.npy: error: graph input 'input' is float32[1,3,8,8] but the file holds float32[1,4,5,5] [input-type]"
+[ ! -e "$T/none" ] && ok || fail "a failed run created its output directory"
+run 2 "$J" run "$FX/qdq_conv_relu.onnx" -o "$T/none" --engine ref
+has "$T/err" "qdq_conv_relu.onnx:input 'input': error: no file given for this graph input (-i input=FILE.npy) [usage]"
+run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i x="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref
+has "$T/err" "[known-input]"
+run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none"
+has "$T/err" "[janusc-engine]"
+run 2 "$J" run "$SRC/tests/onnx/bad/truncated.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref
+has "$T/err" "truncated.onnx:byte 22: error: field 7 declares 1164 bytes but its message has 573 left [wire-length]"
+run 2 "$J" run "$SRC/tests/onnx/bad_import/opset_11.onnx" -o "$T/none" --engine ref
+has "$T/err" "[onnx-opset]"
+[ ! -e "$T/none" ] && ok || fail "a failed run created its output directory"
 
 echo "janusc cli tests: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

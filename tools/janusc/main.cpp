@@ -7,8 +7,11 @@
 //              [--output F] [--max-instructions N] [--no-races]
 //                                        run on the simulator; prints cycles, per-unit busy/stall, races, faults
 //
-// Exit codes: 0 success; 1 bad input (file, syntax, encoding, command line); 2 the program faulted; 3 the program
-// ran but races were reported. Errors go to stderr as `input:position: error: sentence [rule]`. Output files are
+//   janusc run MODEL.onnx -i NAME=FILE.npy [-i ...] -o OUTDIR [--engine ref|npu]
+//                                        run a model; writes OUTDIR/<output>.npy for every graph output
+//
+// Exit codes (commands.hpp): 0 success; 1 a wrong result (races in a simulated program, a verification mismatch);
+// 2 bad input (file, syntax, encoding, command line, a program that faults); 3 an internal error. Errors go to stderr as `input:position: error: sentence [rule]`. Output files are
 // written to a temporary file in the same directory and renamed into place, so a failing run never leaves a
 // half-written file and never touches an existing one.
 #include <cstdint>
@@ -24,6 +27,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "commands.hpp"
+
 #include <janus/vnpu/asm.hpp>
 #include <janus/vnpu/reference.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
@@ -31,12 +36,13 @@
 namespace {
 
 using janus::Error;
-using janus::Result;
 using janus::make_error;
+using janus::Result;
 namespace vnpu = janus::vnpu;
 namespace fs = std::filesystem;
 
-constexpr int exit_input = 1, exit_fault = 2, exit_races = 3;
+using janusc::exit_input;
+constexpr int exit_fault = janusc::exit_input, exit_races = janusc::exit_mismatch;
 
 Result<std::vector<std::uint8_t>> read_file(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
@@ -78,14 +84,16 @@ Result<std::vector<vnpu::Word>> words_of(const std::vector<std::uint8_t>& bytes,
                               " bytes, not a whole number of 8-byte instruction words");
     std::vector<vnpu::Word> words(bytes.size() / 8);
     for (std::size_t i = 0; i < words.size(); ++i)
-        for (int b = 0; b < 8; ++b) words[i] |= static_cast<vnpu::Word>(bytes[8 * i + static_cast<std::size_t>(b)]) << (8 * b);
+        for (int b = 0; b < 8; ++b)
+            words[i] |= static_cast<vnpu::Word>(bytes[8 * i + static_cast<std::size_t>(b)]) << (8 * b);
     return words;
 }
 
 std::vector<std::uint8_t> bytes_of(const std::vector<vnpu::Word>& words) {
     std::vector<std::uint8_t> out(words.size() * 8);
     for (std::size_t i = 0; i < words.size(); ++i)
-        for (int b = 0; b < 8; ++b) out[8 * i + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(words[i] >> (8 * b));
+        for (int b = 0; b < 8; ++b)
+            out[8 * i + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(words[i] >> (8 * b));
     return out;
 }
 
@@ -112,7 +120,8 @@ int fail(const Error& e) {
 int cmd_asm(const std::string& in, const std::string& out) {
     auto bytes = read_file(in);
     if (!bytes) return fail(bytes.error());
-    auto words = vnpu::assemble_words(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), in);
+    auto words =
+        vnpu::assemble_words(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), in);
     if (!words) return fail(words.error());
     const auto data = bytes_of(*words);
     if (auto s = write_file(out, data.data(), data.size()); !s) return fail(s.error());
@@ -141,7 +150,8 @@ int cmd_isa_doc(const std::string& update) {
     }
     auto bytes = read_file(update);
     if (!bytes) return fail(bytes.error());
-    auto doc = vnpu::splice_reference(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), update);
+    auto doc =
+        vnpu::splice_reference(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), update);
     if (!doc) return fail(doc.error());
     if (auto s = write_file(update, doc->data(), doc->size()); !s) return fail(s.error());
     return 0;
@@ -167,7 +177,8 @@ int cmd_sim(const SimArgs& a) {
         return janus::ok_status();
     };
     if (!a.scratch.empty() && a.scratch_size != 0)
-        return fail(make_error("--scratch-size", "", "options-exclusive", "give --scratch FILE or --scratch-size N, not both"));
+        return fail(
+            make_error("--scratch-size", "", "options-exclusive", "give --scratch FILE or --scratch-size N, not both"));
     for (const auto& s : {load_region(0, a.weights, 0), load_region(1, a.scratch, a.scratch_size),
                           load_region(2, a.input, 0), load_region(3, "", a.output_size)})
         if (!s) return fail(s.error());
@@ -218,14 +229,28 @@ int main(int argc, char** argv) {
     sim->add_option("--max-instructions", s.max_instructions, "SEQ steps before the run stops (instruction-limit)");
     sim->add_flag("--no-races", s.no_races, "do not run the race detector");
 
+    janusc::RunArgs r;
+    auto* run = app.add_subcommand("run", "run an ONNX model on an engine; writes OUTDIR/<output>.npy per output");
+    run->add_option("model", r.model, "the model (.onnx)")->required();
+    run->add_option("-i,--input", r.inputs, "NAME=FILE.npy for each graph input");
+    run->add_option("-o,--output-dir", r.outdir, "directory for the outputs (created if missing)")->required();
+    run->add_option("--engine", r.engine, "npu (default: compile and simulate) or ref (host reference kernels)")
+        ->check(CLI::IsMember({"npu", "ref"}));
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);
         return code == 0 ? 0 : exit_input;
     }
-    if (a->parsed()) return cmd_asm(asm_in, asm_out);
-    if (d->parsed()) return cmd_disasm(dis_in, dis_out);
-    if (doc->parsed()) return cmd_isa_doc(doc_update);
-    return cmd_sim(s);
+    try {
+        if (a->parsed()) return cmd_asm(asm_in, asm_out);
+        if (d->parsed()) return cmd_disasm(dis_in, dis_out);
+        if (doc->parsed()) return cmd_isa_doc(doc_update);
+        if (run->parsed()) return janusc::cmd_run(r);
+        return cmd_sim(s);
+    } catch (const std::exception& e) {
+        std::cerr << "janusc: internal error: " << e.what() << " (please report it)\n";
+        return janusc::exit_internal;
+    }
 }

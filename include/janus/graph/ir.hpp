@@ -16,6 +16,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -119,11 +120,11 @@ inline std::string format_float(float f) {
     return buf;
 }
 
-/// A name as the text form writes it: %name when it is made of [A-Za-z0-9_.:/-], else %"..." with \" and \\.
+/// A name as the text form writes it: %name when it is made of [A-Za-z0-9_./-], else %"..." with \" and \\.
 inline std::string quote_name(std::string_view n) {
     bool plain = !n.empty();
     for (char c : n)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' || c == '/' || c == '-'))
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '-'))
             plain = false;
     if (plain) return "%" + std::string(n);
     std::string s = "%\"";
@@ -152,10 +153,10 @@ inline std::string attr_text(const ops::AttrValue& v) {
             for (std::size_t i = 0; i < x.size(); ++i) s += (i ? "," : "") + std::to_string(x[i]);
             return s + "]";
         }
-        std::string operator()(const std::vector<float>& x) const {
+        std::string operator()(const std::vector<float>& x) const {  // "[]f" keeps an empty float list a float list
             std::string s = "[";
             for (std::size_t i = 0; i < x.size(); ++i) s += (i ? "," : "") + format_float(x[i]) + "f";
-            return s + "]";
+            return s + (x.empty() ? "]f" : "]");
         }
     };
     const std::string s = std::visit(Visit{}, v);
@@ -223,7 +224,12 @@ inline std::string print(const Graph& g, bool with_data = true) {
             s += "}";
         }
         if (n.target != Target::any) s += " @" + std::string(target_name(n.target));
-        if (!n.origin.empty()) s += "  # " + n.origin;
+        if (!n.origin.empty()) {  // one line: line breaks in ONNX names become spaces
+            std::string o = n.origin;
+            for (char& c : o)
+                if (c == '\n' || c == '\r') c = ' ';
+            s += "  # " + o;
+        }
         s += "\n";
     }
     for (ValueId v : g.outputs) s += "  output " + detail::quote_name(g.value(v).name) + "\n";
@@ -232,10 +238,15 @@ inline std::string print(const Graph& g, bool with_data = true) {
 
 // ---- verification --------------------------------------------------------------------------------------------
 
-/// The structural invariants of the header comment; errors name the graph, the node and the rule.
-inline Status verify(const Graph& g) {
+/// Where node k is, for verify's errors (the parser passes the node's line and column).
+using NodePosition = std::function<std::string(std::size_t node)>;
+
+/// The structural invariants of the header comment. Errors name `input` (default "graph NAME"), the value or node
+/// (`where(k)`, default "node k (Op origin)") and the rule.
+inline Status verify(const Graph& g, std::string_view input = {}, const NodePosition& where = {}) {
+    const std::string in = input.empty() ? "graph " + g.name : std::string(input);
     const auto fail = [&](const std::string& pos, const std::string& rule, const std::string& detail) -> Status {
-        return make_error("graph " + g.name, pos, rule, detail);
+        return make_error(in, pos, rule, detail);
     };
     std::set<std::string, std::less<>> names;
     for (const Value& v : g.values)
@@ -254,7 +265,8 @@ inline Status verify(const Graph& g) {
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
         const Node& n = g.nodes[k];
         const std::string pos =
-            "node " + std::to_string(k) + " (" + n.op + (n.origin.empty() ? "" : " " + n.origin) + ")";
+            where ? where(k)
+                  : "node " + std::to_string(k) + " (" + n.op + (n.origin.empty() ? "" : " " + n.origin) + ")";
         std::vector<ops::TensorType> in;
         for (ValueId x : n.inputs) {
             if (x == no_value) continue;
@@ -269,7 +281,7 @@ inline Status verify(const Graph& g) {
         }
         if (n.outputs.size() != 1) continue;  // every registry op has one output
         auto t = ops::infer_by_name(n.op, in, n.attrs);
-        if (!t.ok()) return fail(pos, "ir-op-valid", t.error().message());
+        if (!t.ok()) return fail(pos, t.error().rule, t.error().input + ": " + t.error().detail);
         const ops::TensorType& have = g.value(n.outputs[0]).type;
         if (have.dtype != t->dtype || have.shape != t->shape || (t->quant.has_value() && have.quant != t->quant))
             return fail(pos, "ir-output-type",
