@@ -701,6 +701,159 @@ def seeds_ir_parse():
     return seeds
 
 
+def seeds_package_reader():
+    """fuzz/package_reader.cpp: byte 0 picks the mode (even: a package file follows; odd: generator bytes, bit 1 set:
+    no resealing). Raw seeds: the two golden packages of tests/package/golden/, valid packages of other shapes
+    written by a small writer of docs/package.md's layout (it must reproduce golden minimal.jpk exactly, checked
+    here), and near misses (one rule each, checksums recomputed where the rule lies behind them). The packages carry
+    the instruction-set hash of golden sample.jpk (bytes 40..47), so they pass this build's toolchain check.
+    Structured seeds: generator inputs for small and larger packages, with and without resealing."""
+    golden = FUZZ_DIR.parent / "tests/package/golden"
+    sample = (golden / "sample.jpk").read_bytes()
+    minimal = (golden / "minimal.jpk").read_bytes()
+    isa = sample[40:48]
+
+    def crc32c(data):
+        crc = 0xFFFFFFFF
+        for b in data:
+            crc ^= b
+            for _ in range(8):
+                crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+        return crc ^ 0xFFFFFFFF
+
+    def name(s):
+        b = s.encode()
+        return struct.pack("<I", len(b)) + b
+
+    dtypes = {"float32": 1, "uint8": 2, "int8": 3, "int32": 6, "int64": 7}
+    kinds = {"scratch": 1, "state": 2, "weights": 3, "bias": 4, "lut": 5, "rq-table": 6, "ew-table": 7, "constant": 8}
+
+    def buffer(n, kind, offset, size):
+        return name(n) + struct.pack("<BQQ", kinds[kind], offset, size)
+
+    def io(n, dtype, storage, dims, strides, offset, size, scales=(), zps=(), axis=0):
+        return (name(n) + struct.pack("<BBBQQ", dtypes[dtype], dtypes[storage], len(dims), offset, size)
+                + b"".join(struct.pack("<q", d) for d in dims) + b"".join(struct.pack("<q", s) for s in strides)
+                + struct.pack("<Ii", len(scales), axis) + b"".join(struct.pack("<f", s) for s in scales)
+                + b"".join(struct.pack("<i", z) for z in zps))
+
+    def debug(first, last, node, op):
+        return struct.pack("<II", first, last) + name(node) + name(op)
+
+    def listing(items):
+        return struct.pack("<I", len(items)) + b"".join(items)
+
+    def header(size, table, count, version=1, isa_hash=isa, tool=b"0.1.0"):
+        h = (b"JANUSPKG" + struct.pack("<IIQQII", version, 96, size, 96, count, crc32c(table)) + isa_hash
+             + tool.ljust(32, b"\0") + bytes(12))
+        return h + struct.pack("<I", crc32c(h))
+
+    def package(code, weights=b"", regions=(0, 0, 0), buffers=(), inputs=(), outputs=(), entries=(), extra=(),
+                version=1, isa_hash=isa, optional=True):
+        sections = [(1, 0, b"".join(struct.pack("<Q", w) for w in code)), (2, 0, weights),
+                    (3, 0, struct.pack("<QQQ", *regions) + listing(buffers)),
+                    (4, 0, listing(inputs) + listing(outputs)), (5, 0, listing(entries))]
+        sections += [(k, 1 if optional else 0, b) for k, b in extra]
+        out = bytearray(96 + 32 * len(sections))
+        table = b""
+        for kind, flags, body in sections:
+            out += bytes(-len(out) % 64)
+            table += struct.pack("<IIQQII", kind, flags, len(out), len(body), 64, crc32c(body))
+            out += body
+        out[96:96 + len(table)] = table
+        out[0:96] = header(len(out), table, len(sections), version, isa_hash)
+        return bytes(out)
+
+    halt, nop = 1 << 58, 0
+    li = lambda rd, imm: 2 << 58 | rd << 44 | (imm & 0xFFFFFFFF)
+    dma_load = lambda rd, region, rs, n: 9 << 58 | rd << 44 | region << 40 | rs << 36 | (n // 16 - 1)
+    lut = lambda rd, rs, t, n: 28 << 58 | rd << 44 | rs << 40 | t << 36 | (n // 16 - 1)
+    signal = lambda e: 1 << 52 | e << 48
+    wait = lambda e: 1 << 57 | e << 53
+
+    assert package([halt]) == minimal, "the seed writer no longer matches the package format (golden minimal.jpk)"
+
+    program = [li(1, 0x100), dma_load(1, 2, 0, 64) | signal(0), lut(1, 1, 0, 64) | wait(0), halt]
+    lut_table = bytes(range(256))
+    convnet = dict(
+        code=program, weights=lut_table + bytes(48) + bytes(16),
+        regions=(128, 64, 32),
+        buffers=[buffer("lut", "lut", 0, 256), buffer("rq", "rq-table", 256, 48), buffer("bias", "bias", 304, 16),
+                 buffer("h", "state", 0, 32), buffer("t0", "scratch", 32, 96), buffer("t1", "scratch", 64, 64)],
+        inputs=[io("x", "float32", "int8", [1, 3, 2, 2], [64, 1, 32, 16], 0, 64, [0.5], [-1])],
+        outputs=[io("y", "int8", "int8", [1, 3], [16, 1], 0, 16, [0.25, 0.5, 1.0], [0, 1, 2], 1)],
+        entries=[debug(0, 2, "load", "Identity"), debug(2, 3, "", "Sigmoid")])
+
+    def with_(base, **changes):
+        d = dict(base)
+        d.update(changes)
+        return package(**d)
+
+    def reseal(b):
+        """Recompute every section checksum, the table's and the header's (tests/package/craft.hpp's reseal)."""
+        b = bytearray(b)
+        count = struct.unpack_from("<I", b, 32)[0]
+        for i in range(count):
+            at = 96 + 32 * i
+            kind, flags, offset, length, align, _ = struct.unpack_from("<IIQQII", b, at)
+            struct.pack_into("<I", b, at + 28, crc32c(b[offset:offset + length]))
+        struct.pack_into("<I", b, 36, crc32c(b[96:96 + 32 * count]))
+        struct.pack_into("<I", b, 92, crc32c(b[:92]))
+        return bytes(b)
+
+    def patch(b, at, data, seal=True):
+        b = bytearray(b)
+        b[at:at + len(data)] = data
+        return reseal(b) if seal else bytes(b)
+
+    valid = {
+        "golden_minimal": minimal,
+        "golden_sample": sample,
+        "convnet": package(**convnet),
+        "rank8_per_axis_uint8": package(
+            [halt], regions=(0, 64, 16),
+            inputs=[io("u", "float32", "uint8", [2, 1, 1, 1, 1, 1, 1, 3], [16, 0, 0, 0, 0, 0, 0, 1], 0, 32,
+                       [0.5, 0.25], [0, 255], 0)],
+            outputs=[io("i", "int64", "int32", [3], [4], 0, 16)]),
+        "empty_tensor_and_extras": package(
+            [nop, halt], regions=(16, 16, 0), inputs=[io("e", "int8", "int8", [0, 7], [0, 0], 0, 0)],
+            entries=[debug(0, 1, "n", "Nop")], extra=[(6, b"abc"), (1000, b""), (0xFFFFFFFF, bytes(70))]),
+    }
+    seeds = {f"valid_{k}": b"\x00" + v for k, v in valid.items()}
+    conv = package(**convnet)
+    code_at, code_len = struct.unpack_from("<QQ", conv, 96 + 8)
+    io_at = struct.unpack_from("<Q", conv, 96 + 3 * 32 + 8)[0]
+    near = {
+        "bad_magic": patch(conv, 0, b"JANUSPKX", seal=False),
+        "newer_version": patch(conv, 8, struct.pack("<I", 2)),
+        "truncated": conv[:-1],
+        "truncated_header": conv[:50],
+        "section_corrupted": patch(conv, code_at + 3, b"\xff", seal=False),
+        "toolchain_mismatch": package([halt], isa_hash=bytes(8)),
+        "unknown_required_section": package([halt], extra=[(7, b"x")], optional=False),
+        "padding_nonzero": patch(conv, code_at + code_len + 1, b"\x01", seal=False),
+        "section_moved": patch(conv, 96 + 3 * 32 + 8, struct.pack("<Q", io_at + 64)),
+        "io_alias": with_(convnet, inputs=[io("x", "float32", "int8", [1, 3, 2, 2], [64, 1, 1, 16], 0, 64, [0.5],
+                                             [-1])]),
+        "state_overlap": with_(convnet, buffers=[buffer("h", "state", 0, 64), buffer("t0", "scratch", 32, 96)]),
+        "debug_past_end": with_(convnet, entries=[debug(0, 9, "x", "Conv")]),
+        "count_bounds": patch(conv, io_at, struct.pack("<I", 0x7FFFFFFF)),
+        "no_halt": package([nop]),
+    }
+    seeds.update({f"bad_{k}": b"\x00" + v for k, v in near.items()})
+    generated = {
+        "small": [1, 3, 2, 0, 5, 7, 2, 9, 1, 3, 4, 1, 2, 3],
+        "buffers_io": [1, 11, 4, 1, 2, 3, 200, 5, 7, 9, 30, 5, 12, 3, 4, 5, 6, 7, 8, 9, 1, 2, 2, 1, 0, 4, 3, 2, 1, 2,
+                       9, 2, 3, 1, 0, 2, 3, 4, 2, 1, 1, 3, 0, 2, 1, 1, 2, 2, 1, 0],
+        "mutated": [1, 6, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 2, 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3,
+                    2, 3, 8, 4, 6, 2, 6, 4, 3, 3, 8, 3, 2, 7, 9, 5],
+        "unsealed": [3, 5, 1, 2, 3, 4, 5, 6, 20, 2, 1, 3, 1, 2, 1, 1, 2, 3, 4, 4, 100, 0, 7, 3],
+        "long": [1] + [(i * 37 + 11) % 256 for i in range(200)],
+    }
+    seeds.update({f"gen_{k}": bytes(v) for k, v in generated.items()})
+    return seeds
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
@@ -716,6 +869,7 @@ TARGETS = {
     "onnx_reader": seeds_onnx_reader,
     "npy_reader": seeds_npy_reader,
     "ir_parse": seeds_ir_parse,
+    "package_reader": seeds_package_reader,
 }
 
 
