@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <janus/graph/execute.hpp>
+
 namespace janusc {
 
 /// Exit codes of every subcommand (README "janusc"): 0 success; 1 the result is wrong (a verification mismatch, a
@@ -17,6 +19,9 @@ struct RunArgs {
     std::string outdir;
     std::string engine = "npu";
 };
+
+/// ops::call_by_name, compiled in kernels.cpp only.
+extern const janus::graph::KernelFn kernel_by_name;
 
 /// janusc run: the model on an engine; one OUTDIR/<output>.npy per graph output.
 int cmd_run(const RunArgs& a);

@@ -83,7 +83,7 @@ int cmd_run(const RunArgs& a) {
     for (const auto& n : g->nodes) host += n.target == janus::graph::Target::host;
     std::cout << "model " << a.model << ": " << g->nodes.size() << " nodes (" << host
               << " float ops on the host), engine " << a.engine << "\n";
-    auto out = janus::graph::run_reference(*g, in);
+    auto out = janus::graph::run_reference(*g, in, kernel_by_name);
     if (!out) return fail(out.error());
 
     // everything is computed: now write, each file atomically

@@ -1,16 +1,19 @@
 #pragma once
-// The reference engine: a graph run node by node on the host reference kernels (ops::call_by_name).
+// The reference engine: a graph run node by node on the host reference kernels.
 //
-// Contract: `run_reference(g, inputs)` takes one contiguous tensor per graph input, in `g.inputs` order, with the
+// Contract: `run_reference(g, inputs, kernel)` takes one contiguous tensor per graph input, in `g.inputs` order, with the
 // input's declared dtype and shape (quantized inputs may come without parameters: the graph's are used), and returns
 // one tensor per graph output, in `g.outputs` order. Every node runs with the output type the graph gives it, so its
 // output quantization is the graph's (seed A10), never inferred anew. `observe(node index, value, tensor)` sees every
 // value as it is computed (janusc verify compares them across engines). Errors name the graph input or the node.
+// `kernel` runs one node: pass `&ops::call_by_name` (ops/dispatch.hpp), taken in ONE translation unit of the
+// program, because that header compiles every kernel of the registry.
 #include <cstddef>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <janus/core/error.hpp>
@@ -20,8 +23,11 @@
 namespace janus::graph {
 
 using Observer = std::function<void(std::size_t node, ValueId value, const Tensor& t)>;
+/// One node's kernel: ops::call_by_name's signature.
+using KernelFn = Result<Tensor> (*)(std::string_view op, std::span<const Tensor> in, const ops::AttrMap& attrs,
+                                    std::optional<ops::TensorType> out, const ops::OpContext& ctx);
 
-inline Result<std::vector<Tensor>> run_reference(const Graph& g, std::span<const Tensor> inputs,
+inline Result<std::vector<Tensor>> run_reference(const Graph& g, std::span<const Tensor> inputs, KernelFn kernel,
                                                  const Observer& observe = {}, const ops::OpContext& ctx = {}) {
     if (inputs.size() != g.inputs.size())
         return make_error(
@@ -52,7 +58,7 @@ inline Result<std::vector<Tensor>> run_reference(const Graph& g, std::span<const
             in.push_back(*t);
         }
         const ValueId o = n.outputs.at(0);
-        auto r = ops::call_by_name(n.op, in, n.attrs, g.value(o).type, ctx);
+        auto r = kernel(n.op, in, n.attrs, g.value(o).type, ctx);
         if (!r.ok())
             return make_error("graph " + g.name, "node " + std::to_string(k) + " (" + n.op + " " + n.origin + ")",
                               r.error().rule, r.error().message());

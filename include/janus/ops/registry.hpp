@@ -107,16 +107,4 @@ inline Result<TensorType> infer_by_name(std::string_view name, std::span<const T
     return r ? std::move(*r) : Result<TensorType>(unknown_op(name));
 }
 
-/// Checked invocation of the op called `name` from untrusted attributes (call_with of that op); `out` gives the
-/// output type, whose quantization the caller decides (seed A10).
-inline Result<Tensor> call_by_name(std::string_view name, std::span<const Tensor> in, const AttrMap& attrs,
-                                   std::optional<TensorType> out = std::nullopt, const OpContext& ctx = {}) {
-    std::optional<Result<Tensor>> r;
-    for_each_op([&](auto t) {
-        using O = typename decltype(t)::type;
-        if (!r && O::name.view() == name) r = call_with<O>(in, attrs, out, ctx);
-    });
-    return r ? std::move(*r) : Result<Tensor>(unknown_op(name));
-}
-
 }  // namespace janus::ops
