@@ -17,15 +17,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include <janus/core/file.hpp>
 
 #include "commands.hpp"
 
@@ -44,37 +43,11 @@ namespace fs = std::filesystem;
 using janusc::exit_input;
 constexpr int exit_fault = janusc::exit_input, exit_races = janusc::exit_mismatch;
 
-Result<std::vector<std::uint8_t>> read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return make_error(path, "", "file-readable", "cannot open the file for reading");
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (f.bad()) return make_error(path, "", "file-readable", "reading the file failed");
-    return bytes;
-}
+Result<std::vector<std::uint8_t>> read_file(const std::string& path) { return janus::read_file(path, "file-readable"); }
 
-/// Write `bytes` to `path` atomically: a temporary file in the same directory, then a rename.
+/// Write `bytes` to `path` atomically (core/file.hpp): a temporary file in the same directory, then a rename.
 janus::Status write_file(const std::string& path, const void* data, std::size_t size) {
-    const fs::path target(path);
-    fs::path tmp = target;
-    tmp += ".janusc-tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) return make_error(path, "", "file-writable", "cannot create " + tmp.string());
-        f.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-        f.close();
-        if (!f) {
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            return make_error(path, "", "file-writable", "writing " + tmp.string() + " failed");
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        return make_error(path, "", "file-writable", "cannot rename the temporary file into place: " + ec.message());
-    }
-    return janus::ok_status();
+    return janus::write_file_atomic(path, {static_cast<const std::uint8_t*>(data), size}, "file-writable");
 }
 
 Result<std::vector<vnpu::Word>> words_of(const std::vector<std::uint8_t>& bytes, const std::string& path) {

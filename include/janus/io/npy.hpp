@@ -20,9 +20,9 @@
 //     'shape': (2, 3), }` followed by numpy's growth padding (21 - len(str(shape[0])) spaces when the rank is > 0),
 //     padded with spaces and a final '\n' so that the data starts at a multiple of 64 bytes. Deterministic.
 //     The array must be valid (`check_npy_array`); this is an internal invariant (JANUS_ASSERT) here.
-//   - `read_npy_file(path)` reads a whole file; `write_npy_file(path, array)` validates the array and writes
-//     atomically: a temporary file in the target's directory, written, flushed (fsync) and renamed over the target;
-//     on any failure the temporary is removed and an existing target is left untouched. Their errors name the path.
+//   - `read_npy_file(path)` reads a whole file; `write_npy_file(path, array)` validates the array and writes it
+//     atomically (core/file.hpp: a temporary file in the target's directory, flushed and renamed over the target;
+//     on any failure the temporary is removed and an existing target is left untouched). Errors name the path.
 //   - `describe_type(array)` is the array's type as text: "int8[1,3,32,32]", "float32[]" for a 0-d array.
 // Rules: npy-magic, npy-truncated, npy-version, npy-header-length, npy-header-syntax, npy-header-value,
 // npy-unknown-key, npy-duplicate-key, npy-missing-key, npy-dtype, npy-c-order, npy-dim-range, npy-size-overflow,
@@ -31,7 +31,6 @@
 // order), bytes after the data, a duplicate key (Python keeps the last) and escape sequences or Python 2 forms (3L)
 // in the header are errors.
 // POSIX (open, fsync, rename) is used for the file functions.
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstddef>
@@ -47,12 +46,9 @@
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <janus/core/dtype.hpp>
 #include <janus/core/error.hpp>
+#include <janus/core/file.hpp>
 
 namespace janus::io {
 
@@ -664,97 +660,9 @@ inline std::vector<std::uint8_t> write_npy(const NpyArray& a) {
     return out;
 }
 
-namespace detail {
-
-inline std::string errno_text(int err) { return std::generic_category().message(err); }
-
-/// Writes `bytes` to `path` atomically (temporary file in the same directory, fsync, rename). Errors name `path`
-/// (rule npy-write); on failure the temporary is removed and an existing `path` is untouched.
-inline Status write_file_atomic(const std::string& path, std::span<const std::uint8_t> bytes) {
-    namespace fs = std::filesystem;
-    auto fail = [&](std::string detail) { return make_error(path, "", "npy-write", std::move(detail)); };
-    const fs::path target(path);
-    const std::string name = target.filename().string();
-    if (name.empty() || name == "." || name == "..") return fail("the path names a directory, not a file");
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-
-    static std::atomic<unsigned> counter{0};
-    std::string tmp;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        tmp = (dir / ("." + name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++))).string();
-        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        return fail("cannot create a temporary file in the directory '" + dir.string() + "': " + errno_text(errno));
-    }
-    auto abandon = [&](std::string what, int err) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return fail(std::move(what) + ": " + errno_text(err));
-    };
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ::ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return abandon("cannot write the temporary file '" + tmp + "'", errno);
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0) return abandon("cannot flush the temporary file '" + tmp + "'", errno);
-    if (::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        return fail("cannot close the temporary file '" + tmp + "': " + errno_text(err));
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        return fail("cannot rename the temporary file over the target: " + errno_text(err));
-    }
-    // Make the rename itself durable (best effort: some file systems refuse fsync on a directory).
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)::fsync(dfd);
-        ::close(dfd);
-    }
-    return ok_status();
-}
-
-}  // namespace detail
-
 /// Reads and parses the .npy file at `path`; errors name the path (rule npy-read when the file cannot be read).
 inline Result<NpyArray> read_npy_file(const std::string& path) {
-    auto fail = [&](std::string detail) { return make_error(path, "", "npy-read", std::move(detail)); };
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail("cannot open the file: " + detail::errno_text(errno));
-    struct ::stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const int err = errno;
-        ::close(fd);
-        return fail("cannot inspect the file: " + detail::errno_text(err));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        ::close(fd);
-        return fail("this is a directory, not a .npy file");
-    }
-    std::vector<std::uint8_t> bytes;
-    if (S_ISREG(st.st_mode) && st.st_size > 0) bytes.reserve(static_cast<std::size_t>(st.st_size));
-    std::uint8_t chunk[65536];
-    for (;;) {
-        const ::ssize_t n = ::read(fd, chunk, sizeof chunk);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            const int err = errno;
-            ::close(fd);
-            return fail("cannot read the file: " + detail::errno_text(err));
-        }
-        if (n == 0) break;
-        bytes.insert(bytes.end(), chunk, chunk + n);
-    }
-    ::close(fd);
+    JANUS_TRY(const auto bytes, read_file(path, "npy-read", "a .npy file"));
     return read_npy(bytes, path);
 }
 
@@ -762,7 +670,7 @@ inline Result<NpyArray> read_npy_file(const std::string& path) {
 inline Status write_npy_file(const std::string& path, const NpyArray& a) {
     JANUS_CHECK(check_npy_array(a, path));
     const std::vector<std::uint8_t> bytes = write_npy(a);
-    return detail::write_file_atomic(path, bytes);
+    return write_file_atomic(path, bytes, "npy-write");
 }
 
 }  // namespace janus::io

@@ -24,9 +24,6 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -35,6 +32,7 @@
 
 #include <janus/core/dtype.hpp>
 #include <janus/core/error.hpp>
+#include <janus/core/file.hpp>
 #include <janus/layout/shape.hpp>
 #include <janus/onnx/wire.hpp>
 
@@ -591,8 +589,8 @@ struct Decoder {
                         JANUS_CHECK(expect(d, WireType::bytes, where + ".shape.dim"));
                         if (v.shape.size() == static_cast<std::size_t>(max_rank))
                             return error(d.position, "onnx-dims",
-                                         where + " '" + v.name + "' has rank above " +
-                                             std::to_string(max_rank) + ", which Janus does not support");
+                                         where + " '" + v.name + "' has rank above " + std::to_string(max_rank) +
+                                             ", which Janus does not support");
                         Dim dim;
                         JANUS_CHECK(fields(d.bytes, d.bytes_position, [&](const Field& x) -> Status {
                             if (x.number == 1) {
@@ -726,16 +724,9 @@ inline Result<Tensor> parse_tensor(std::span<const std::uint8_t> bytes, std::str
     return d.tensor(whole, "tensor");
 }
 
-/// Read a file into memory; errors name the path.
+/// Read a file into memory; errors name the path (rule file-readable).
 inline Result<std::vector<std::uint8_t>> read_bytes(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return make_error(path, "", "file-readable", "is a directory, not a file");
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return make_error(path, "", "file-readable", "cannot open the file for reading");
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (f.bad()) return make_error(path, "", "file-readable", "reading the file failed");
-    return bytes;
+    return read_file(path, "file-readable", "an ONNX file");
 }
 
 inline Result<Model> read_model_file(const std::string& path) {
