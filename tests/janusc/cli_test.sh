@@ -110,6 +110,14 @@ mkdir -p "$T/elsewhere2"
     || fail "run from another directory"
 same "$T/elsewhere2/out/output.npy" "$T/ref/output.npy" "run output from another directory"
 
+# 8b. --dump-ir: the IR after import and after every pass (golden), and a bad spec
+run 0 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/ref2" --engine ref --dump-ir=after:all
+sed '/^model /d; / -> /d' "$T/out" >"$T/dump.txt"  # the IR only: the run summary names machine paths
+golden "$T/dump.txt" qdq_conv_relu.dump.txt
+same "$T/ref2/output.npy" "$T/ref/output.npy" "run output with --dump-ir"
+run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref --dump-ir=before:x
+has "$T/err" "--dump-ir=before:x: error: expected after:import, after:all or after:PASS with PASS one of the passes [usage]"
+
 # 9. run: bad input names the file and the rule, exit 2, no output written
 rm -rf "$T/none"
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_uint8_add_sigmoid.in0.npy" -o "$T/none" --engine ref

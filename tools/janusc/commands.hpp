@@ -18,6 +18,7 @@ struct RunArgs {
     std::vector<std::string> inputs;  ///< NAME=FILE.npy
     std::string outdir;
     std::string engine = "npu";
+    std::string dump_ir;  ///< "after:import", "after:PASS" or "after:all": the IR text on stdout
 };
 
 /// ops::call_by_name, compiled in kernels.cpp only.

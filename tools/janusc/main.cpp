@@ -7,7 +7,7 @@
 //              [--output F] [--max-instructions N] [--no-races]
 //                                        run on the simulator; prints cycles, per-unit busy/stall, races, faults
 //
-//   janusc run MODEL.onnx -i NAME=FILE.npy [-i ...] -o OUTDIR [--engine ref|npu]
+//   janusc run MODEL.onnx -i NAME=FILE.npy [-i ...] -o OUTDIR [--engine ref|npu] [--dump-ir=after:PASS]
 //                                        run a model; writes OUTDIR/<output>.npy for every graph output
 //
 // Exit codes (commands.hpp): 0 success; 1 a wrong result (races in a simulated program, a verification mismatch);
@@ -209,6 +209,7 @@ int main(int argc, char** argv) {
     run->add_option("-o,--output-dir", r.outdir, "directory for the outputs (created if missing)")->required();
     run->add_option("--engine", r.engine, "npu (default: compile and simulate) or ref (host reference kernels)")
         ->check(CLI::IsMember({"npu", "ref"}));
+    run->add_option("--dump-ir", r.dump_ir, "print the IR after:import, after:PASS or after:all (compact constants)");
 
     try {
         app.parse(argc, argv);

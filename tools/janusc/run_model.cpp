@@ -8,6 +8,7 @@
 
 #include <janus/graph/execute.hpp>
 #include <janus/graph/import_onnx.hpp>
+#include <janus/graph/passes.hpp>
 #include <janus/io/tensor_npy.hpp>
 
 #include "commands.hpp"
@@ -43,6 +44,24 @@ int cmd_run(const RunArgs& a) {
     if (!model) return fail(model.error());
     auto g = janus::graph::import_onnx(*model, a.model);
     if (!g) return fail(g.error());
+    // --dump-ir=after:import | after:PASS | after:all
+    std::string dump;
+    if (!a.dump_ir.empty()) {
+        bool known = a.dump_ir == "after:import" || a.dump_ir == "after:all";
+        for (const auto& p : janus::graph::all_passes) known = known || a.dump_ir == "after:" + std::string(p.name);
+        if (a.dump_ir.rfind("after:", 0) != 0 || !known)
+            return fail(make_error("--dump-ir=" + a.dump_ir, "", "usage",
+                                   "expected after:import, after:all or after:PASS with PASS one of the passes"));
+        dump = a.dump_ir.substr(6);
+    }
+    if (dump == "import" || dump == "all") std::cout << "; after import\n" << janus::graph::print(*g, false);
+    janus::graph::PassLog log;
+    const auto s = janus::graph::run_passes(
+        *g, janus::graph::default_pipeline, log, [&](std::string_view pass, const janus::graph::Graph& gr) {
+            if (dump == pass || dump == "all")
+                std::cout << "; after " << pass << "\n" << janus::graph::print(gr, false);
+        });
+    if (!s) return fail(s.error());
     if (a.engine != "ref")
         return fail(make_error(a.model, "--engine " + a.engine, "janusc-engine",
                                "the NPU engine needs the compile pipeline (planning, lowering, package), which is not "

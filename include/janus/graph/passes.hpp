@@ -1,0 +1,242 @@
+#pragma once
+// Graph passes: each a named function Graph -> Graph that keeps the graph verified and explains itself in a log.
+//
+// Contract: `run_passes(g, names, log, dump)` runs the named passes in order; after each one the graph is verified
+// (graph/ir.hpp verify), so a pass that breaks an invariant (a lost quantization, a dangling value) fails at once
+// with the pass named. Every decision a pass takes or refuses is one line of `log`: "pass: node ...: reason" (seed
+// B11: a refused fusion says why). `dump(pass, g)` is called after each pass (janusc --dump-ir=after:PASS).
+//
+// Passes (docs/janusc.md "Passes"):
+//   fuse-activation   a quantized Relu or Clip right after a Conv / ConvTranspose / MatMul / Gemm is removed when
+//                     it is exactly the identity on its tensor's quantization: evaluated on all 256 int8 codes with
+//                     the op's own kernel (seed B10: the clamp must be exactly representable in the output
+//                     quantization; a rounding boundary cannot slip through). Refused, with the reason, when the
+//                     producer has other consumers, the activation's input and output quantizations differ, or the
+//                     clamp changes a code.
+//   remove-identity   a node whose output has exactly its input's type, quantization included, and whose op then
+//                     copies values (Requantize, Reshape, Flatten, Squeeze, Unsqueeze, Expand, an identity
+//                     Transpose, a reduction over extent-1 axes) is removed; with different quantizations it stays,
+//                     because it is a requantization (seed A4).
+//   dce               nodes whose outputs nobody reads and constants nobody reads are removed.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <janus/core/error.hpp>
+#include <janus/graph/ir.hpp>
+#include <janus/ops/unary.hpp>
+
+namespace janus::graph {
+
+using PassLog = std::vector<std::string>;
+using PassFn = Status (*)(Graph&, PassLog&);
+
+namespace pass_detail {
+
+/// Replace every read of `from` by `to` (graph outputs included; an output keeps its name by renaming `to`).
+inline void replace_uses(Graph& g, ValueId from, ValueId to) {
+    for (Node& n : g.nodes)
+        for (ValueId& x : n.inputs)
+            if (x == from) x = to;
+    for (ValueId& o : g.outputs)
+        if (o == from) {
+            o = to;
+            std::swap(g.value(to).name, g.value(from).name);  // the graph output keeps its ONNX name
+        }
+}
+
+/// Remove nodes marked in `dead` (indices), keeping order.
+inline void erase_nodes(Graph& g, const std::vector<bool>& dead) {
+    std::vector<Node> kept;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+        if (!dead[i]) kept.push_back(std::move(g.nodes[i]));
+    g.nodes = std::move(kept);
+}
+
+/// Compact the value table: drop values no node reads or writes and no graph input/output names. Ids are remapped.
+inline void compact_values(Graph& g) {
+    std::vector<bool> used(g.values.size(), false);
+    for (const Node& n : g.nodes) {
+        for (ValueId x : n.inputs)
+            if (x != no_value) used[static_cast<std::size_t>(x)] = true;
+        for (ValueId x : n.outputs) used[static_cast<std::size_t>(x)] = true;
+    }
+    for (ValueId x : g.inputs) used[static_cast<std::size_t>(x)] = true;
+    for (ValueId x : g.outputs) used[static_cast<std::size_t>(x)] = true;
+    std::vector<ValueId> remap(g.values.size(), no_value);
+    std::vector<Value> kept;
+    for (std::size_t i = 0; i < g.values.size(); ++i)
+        if (used[i]) {
+            remap[i] = static_cast<ValueId>(kept.size());
+            kept.push_back(std::move(g.values[i]));
+        }
+    g.values = std::move(kept);
+    const auto fix = [&](ValueId& x) {
+        if (x != no_value) x = remap[static_cast<std::size_t>(x)];
+    };
+    for (Node& n : g.nodes) {
+        for (ValueId& x : n.inputs) fix(x);
+        for (ValueId& x : n.outputs) fix(x);
+    }
+    for (ValueId& x : g.inputs) fix(x);
+    for (ValueId& x : g.outputs) fix(x);
+}
+
+inline std::string describe(const Graph& g, const Node& n) {
+    return n.op + " -> " + g.value(n.outputs.at(0)).name + (n.origin.empty() ? "" : " (" + n.origin + ")");
+}
+
+/// Whether the quantized unary `act` maps every int8 code of its input's quantization to itself.
+inline Result<bool> is_identity_on_codes(const Graph& g, const Node& act) {
+    const ops::TensorType& in = g.value(act.inputs.at(0)).type;
+    if (in.dtype != DType::i8 || !in.quant || !in.quant->per_tensor()) return false;
+    std::vector<std::int8_t> codes(256);
+    for (int c = 0; c < 256; ++c) codes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 128);
+    const Tensor x = Tensor::from<std::int8_t>(Shape{256}, codes, in.quant);
+    ops::TensorType out{DType::i8, Shape{256}, in.quant};
+    Result<Tensor> y = act.op == "Relu" ? ops::call_with<ops::Relu>(std::span<const Tensor>(&x, 1), act.attrs, out)
+                                        : ops::call_with<ops::Clip>(std::span<const Tensor>(&x, 1), act.attrs, out);
+    if (!y.ok()) return y.error();
+    return y->to_vector<std::int8_t>() == codes;
+}
+
+}  // namespace pass_detail
+
+inline Status fuse_activation(Graph& g, PassLog& log) {
+    std::vector<bool> dead(g.nodes.size(), false);
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        const Node& act = g.nodes[k];
+        if (act.op != "Relu" && act.op != "Clip") continue;
+        const ValueId x = act.inputs.at(0);
+        const ValueId y = act.outputs.at(0);
+        const Value& xv = g.value(x);
+        if (!xv.type.quant) continue;  // a float activation: nothing to fuse into an integer epilogue
+        const Node* producer = nullptr;
+        for (const Node& n : g.nodes)
+            if (!n.outputs.empty() && n.outputs[0] == x) producer = &n;
+        if (!producer || (producer->op != "Conv" && producer->op != "ConvTranspose" && producer->op != "MatMul" &&
+                          producer->op != "Gemm"))
+            continue;
+        const std::string what = "fuse-activation: " + pass_detail::describe(g, act) + " after " + producer->op;
+        if (g.consumers(x).size() != 1 || g.is_output(x)) {
+            log.push_back(what + ": kept, " + xv.name + " has other readers");
+            continue;
+        }
+        if (g.value(y).type.quant != xv.type.quant) {
+            log.push_back(what + ": kept, its input and output quantizations differ (a requantization, not a clamp)");
+            continue;
+        }
+        JANUS_TRY(const bool identity, pass_detail::is_identity_on_codes(g, act));
+        if (!identity) {
+            log.push_back(what + ": kept, the clamp changes some codes of " + xv.type.quant->str() +
+                          " (not exactly representable as the output range)");
+            continue;
+        }
+        log.push_back(what + ": removed, the clamp is the identity on " + xv.type.quant->str());
+        pass_detail::replace_uses(g, y, x);
+        dead[k] = true;
+    }
+    pass_detail::erase_nodes(g, dead);
+    pass_detail::compact_values(g);
+    return ok_status();
+}
+
+inline Status remove_identity(Graph& g, PassLog& log) {
+    std::vector<bool> dead(g.nodes.size(), false);
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        const Node& n = g.nodes[k];
+        if (n.outputs.size() != 1 || n.inputs.empty() || n.inputs[0] == no_value) continue;
+        const std::string& op = n.op;
+        const bool copies = op == "Requantize" || op == "Reshape" || op == "Flatten" || op == "Squeeze" ||
+                            op == "Unsqueeze" || op == "Expand" || op == "Transpose" || op == "ReduceSum" ||
+                            op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin";
+        if (!copies) continue;
+        const ValueId x = n.inputs[0], y = n.outputs[0];
+        const auto& tx = g.value(x).type;
+        const auto& ty = g.value(y).type;
+        if (tx.dtype != ty.dtype || !(tx.shape == ty.shape)) continue;
+        if (op == "Transpose") {
+            const auto it = n.attrs.find("perm");
+            bool ident = it != n.attrs.end();
+            if (ident) {
+                const auto& p = std::get<std::vector<std::int64_t>>(it->second);
+                for (std::size_t i = 0; i < p.size(); ++i) ident = ident && p[i] == static_cast<std::int64_t>(i);
+            }
+            if (!ident) continue;
+        }
+        const std::string what = "remove-identity: " + pass_detail::describe(g, n);
+        if (tx.quant != ty.quant) {
+            log.push_back(what + ": kept, same shape but the quantization changes (" +
+                          (tx.quant ? tx.quant->str() : "none") + " -> " + (ty.quant ? ty.quant->str() : "none") + ")");
+            continue;
+        }
+        if (g.is_output(y) && (g.is_output(x) || g.value(x).kind != ValueKind::node)) {
+            log.push_back(what + ": kept, it separates a graph output from a graph input, constant or output");
+            continue;
+        }
+        log.push_back(what + ": removed, its output is its input");
+        pass_detail::replace_uses(g, y, x);
+        dead[k] = true;
+    }
+    pass_detail::erase_nodes(g, dead);
+    pass_detail::compact_values(g);
+    return ok_status();
+}
+
+inline Status dce(Graph& g, PassLog& log) {
+    for (bool changed = true; changed;) {
+        changed = false;
+        std::vector<bool> dead(g.nodes.size(), false);
+        for (std::size_t k = g.nodes.size(); k-- > 0;) {
+            bool read = false;
+            for (ValueId o : g.nodes[k].outputs) read = read || g.is_output(o) || !g.consumers(o).empty();
+            if (read) continue;
+            log.push_back("dce: " + pass_detail::describe(g, g.nodes[k]) + ": removed, nothing reads it");
+            dead[k] = true;
+            changed = true;
+            g.nodes[k].inputs.clear();  // so its inputs lose this reader before the next sweep
+        }
+        pass_detail::erase_nodes(g, dead);
+    }
+    pass_detail::compact_values(g);  // unread constants go with the values nobody references
+    return ok_status();
+}
+
+struct PassInfo {
+    std::string_view name;
+    PassFn run;
+};
+inline constexpr PassInfo all_passes[] = {
+    {"fuse-activation", &fuse_activation},
+    {"remove-identity", &remove_identity},
+    {"dce", &dce},
+};
+/// The pipeline janusc runs after import, in order.
+inline constexpr std::string_view default_pipeline[] = {"fuse-activation", "remove-identity", "dce"};
+
+/// Run `names` in order, verifying after each; `dump(pass, g)` sees the graph after each pass.
+inline Status run_passes(Graph& g, std::span<const std::string_view> names, PassLog& log,
+                         const std::function<void(std::string_view, const Graph&)>& dump = {}) {
+    for (std::string_view name : names) {
+        const PassInfo* p = nullptr;
+        for (const PassInfo& q : all_passes)
+            if (q.name == name) p = &q;
+        if (!p) {
+            std::string known;
+            for (const PassInfo& q : all_passes) known += (known.empty() ? "" : ", ") + std::string(q.name);
+            return make_error("pass " + std::string(name), "", "known-pass", "no such pass; the passes are " + known);
+        }
+        JANUS_CHECK(p->run(g, log));
+        const Status v = verify(g);
+        if (!v.ok())
+            return make_error("pass " + std::string(name), "", v.error().rule,
+                              "the graph is invalid after the pass: " + v.error().message());
+        if (dump) dump(name, g);
+    }
+    return ok_status();
+}
+
+}  // namespace janus::graph

@@ -1,0 +1,142 @@
+// Graph passes, each test a small IR text file (tests/graph/passes/<name>.ir, first line "; passes: a, b"): the
+// graph after the passes and the pass log are golden files (<name>.after.ir, <name>.log; JANUS_UPDATE_GOLDEN=1
+// rewrites them), and the reference engine gives bit-identical outputs before and after on seeded inputs, so every
+// rewrite is checked to be exact. The default pipeline is also run on every imported fixture with the same check.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <janus/graph/import_onnx.hpp>
+#include <janus/graph/parse.hpp>
+#include <janus/graph/passes.hpp>
+
+#include "support/compiled_kernels.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace janus;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+void golden(const fs::path& path, const std::string& text) {
+    if (std::getenv("JANUS_UPDATE_GOLDEN") != nullptr) std::ofstream(path, std::ios::binary) << text;
+    CAPTURE(path.string());
+    CHECK(slurp(path) == text);
+}
+
+/// Seeded inputs of every graph input's type (quantized inputs get random codes, floats values in [-1, 1]).
+std::vector<Tensor> inputs_for(const graph::Graph& g, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<Tensor> in;
+    for (graph::ValueId v : g.inputs) {
+        const auto& t = g.value(v).type;
+        Tensor x = Tensor::zeros(t.dtype, t.shape, t.quant);
+        visit_dtype(t.dtype, [&](auto ty) {
+            using T = typename decltype(ty)::type;
+            std::vector<T> vals(static_cast<std::size_t>(x.elements()));
+            for (auto& e : vals) {
+                if constexpr (std::is_same_v<T, float>) {
+                    e = std::uniform_real_distribution<float>(-1.f, 1.f)(rng);
+                } else {
+                    e = static_cast<T>(std::uniform_int_distribution<int>(-128, 127)(rng));
+                }
+            }
+            x = Tensor::from<T>(t.shape, vals, t.quant);
+        });
+        in.push_back(x);
+    }
+    return in;
+}
+
+/// The reference outputs of `g`, as raw bytes per output.
+std::vector<std::vector<std::byte>> run(const graph::Graph& g, const std::vector<Tensor>& in) {
+    auto out = graph::run_reference(g, in, janus_test::kernel_by_name);
+    REQUIRE_MESSAGE(out.ok(), (out.ok() ? "" : out.error().message()));
+    std::vector<std::vector<std::byte>> r;
+    for (const Tensor& t : *out) r.push_back(*t.clone().storage);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("every pass test: golden graph and log, bit-identical reference outputs") {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator("graph/passes")) {
+        if (e.path().extension() != ".ir" || e.path().string().ends_with(".after.ir")) continue;
+        CAPTURE(e.path().string());
+        const std::string text = slurp(e.path());
+        std::vector<std::string> names;
+        {
+            std::stringstream first(text.substr(0, text.find('\n')));
+            std::string line;
+            std::getline(first, line);
+            const std::string prefix = "; passes:";
+            REQUIRE(line.rfind(prefix, 0) == 0);
+            std::stringstream s(line.substr(prefix.size()));
+            std::string name;
+            while (std::getline(s, name, ',')) {
+                name.erase(0, name.find_first_not_of(' '));
+                name.erase(name.find_last_not_of(' ') + 1);
+                names.push_back(name);
+            }
+        }
+        std::vector<std::string_view> views(names.begin(), names.end());
+        auto g = graph::parse(text, e.path().string());
+        REQUIRE_MESSAGE(g.ok(), (g.ok() ? "" : g.error().message()));
+        const auto in = inputs_for(*g, 7);
+        const auto before = run(*g, in);
+        graph::PassLog log;
+        const Status s = graph::run_passes(*g, views, log);
+        REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message()));
+        CHECK(run(*g, in) == before);
+        auto stem = e.path();
+        stem.replace_extension();
+        golden(stem.string() + ".after.ir", graph::print(*g));
+        std::string log_text;
+        for (const auto& l : log) log_text += l + "\n";
+        golden(stem.string() + ".log", log_text);
+        ++n;
+    }
+    CHECK(n == 6);
+}
+
+TEST_CASE("the default pipeline keeps every imported fixture's reference outputs bit for bit") {
+    for (const auto& e : fs::directory_iterator("onnx/fixtures")) {
+        if (e.path().extension() != ".onnx" || e.path().stem() == "integer_ops") continue;
+        CAPTURE(e.path().string());
+        const auto m = onnx::read_model_file(e.path().string());
+        REQUIRE(m.ok());
+        auto g = graph::import_onnx(*m, e.path().string());
+        REQUIRE(g.ok());
+        const auto in = inputs_for(*g, 11);
+        const auto before = run(*g, in);
+        const std::size_t nodes = g->nodes.size();
+        graph::PassLog log;
+        REQUIRE(graph::run_passes(*g, graph::default_pipeline, log).ok());
+        CHECK(run(*g, in) == before);
+        MESSAGE(e.path().stem().string() << ": " << nodes << " -> " << g->nodes.size() << " nodes");
+    }
+}
+
+TEST_CASE("an unknown pass and a pass that breaks the graph are reported with the pass named") {
+    auto g = graph::parse("graph g {\n  input %x: float32[2]\n  %y: float32[2] = Relu(%x)\n  output %y\n}\n", "g.ir");
+    REQUIRE(g.ok());
+    graph::PassLog log;
+    const std::string_view bogus[] = {"frobnicate"};
+    const Status s = graph::run_passes(*g, bogus, log);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message() ==
+          "pass frobnicate: error: no such pass; the passes are fuse-activation, remove-identity, dce [known-pass]");
+}
