@@ -2,7 +2,7 @@
 # Full CI run: bootstrap packages, then every CI workflow preset in sequence.
 # Ends with a single summary line "N passed, M failed" and exits non-zero on any failure.
 #   CMAKE_BUILD_PARALLEL_LEVEL  build jobs (default 2)
-#   JANUS_FUZZ_SECONDS          per-fuzzer time for the ci-fuzz workflow (default: cache value, 15)
+#   JANUS_FUZZ_SECONDS          per-fuzzer time for the ci-fuzz workflow (default: cache value, 10)
 #   JANUS_WORKFLOWS             space-separated subset of workflows to run
 set -euo pipefail
 
