@@ -13,19 +13,13 @@
 #include <janus/graph/import_onnx.hpp>
 #include <janus/graph/parse.hpp>
 
+#include "support/text_file.hpp"
 #include "support/expected_errors.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace janus;
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 }  // namespace
 
@@ -47,7 +41,7 @@ TEST_CASE("print -> parse -> print is the identity on every imported fixture") {
                 fs::create_directories(golden.parent_path());
                 std::ofstream(golden, std::ios::binary) << text;
             }
-            CHECK(slurp(golden) == text);
+            CHECK(janus_test::read_text(golden) == text);
         }
         const auto back = graph::parse(text, "roundtrip.ir");
         REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error().message()));
@@ -97,7 +91,7 @@ TEST_CASE("hand-written text: comments, quoted names, every attribute kind, targ
 
 TEST_CASE("every malformed text in graph/bad_ir gets its exact error") {
     janus_test::check_expected_errors("graph/bad_ir", [](const std::string& path) -> std::optional<Error> {
-        const auto g = graph::parse(slurp(path), path);
+        const auto g = graph::parse(janus_test::read_text(path), path);
         if (g.ok()) return std::nullopt;
         return g.error();
     });

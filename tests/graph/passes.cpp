@@ -16,6 +16,7 @@
 #include <janus/graph/parse.hpp>
 #include <janus/graph/passes.hpp>
 
+#include "support/text_file.hpp"
 #include "support/compiled_kernels.hpp"
 
 namespace {
@@ -23,17 +24,10 @@ namespace {
 namespace fs = std::filesystem;
 using namespace janus;
 
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 void golden(const fs::path& path, const std::string& text) {
     if (std::getenv("JANUS_UPDATE_GOLDEN") != nullptr) std::ofstream(path, std::ios::binary) << text;
     CAPTURE(path.string());
-    CHECK(slurp(path) == text);
+    CHECK(janus_test::read_text(path) == text);
 }
 
 /// Seeded inputs of every graph input's type (quantized inputs get random codes, floats values in [-1, 1]).
@@ -76,7 +70,7 @@ TEST_CASE("every pass test: golden graph and log, bit-identical reference output
     for (const auto& e : fs::directory_iterator("graph/passes")) {
         if (e.path().extension() != ".ir" || e.path().string().ends_with(".after.ir")) continue;
         CAPTURE(e.path().string());
-        const std::string text = slurp(e.path());
+        const std::string text = janus_test::read_text(e.path());
         std::vector<std::string> names;
         {
             std::stringstream first(text.substr(0, text.find('\n')));

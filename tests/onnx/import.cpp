@@ -10,19 +10,13 @@
 
 #include <janus/graph/import_onnx.hpp>
 
+#include "support/text_file.hpp"
 #include "support/expected_errors.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace janus;
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 Result<graph::Graph> import_file(const std::string& path) {
     JANUS_TRY(auto m, onnx::read_model_file(path));
@@ -52,7 +46,7 @@ TEST_CASE("every fixture imports to a verified graph matching its golden text fo
             fs::create_directories(golden.parent_path());
             std::ofstream(golden, std::ios::binary) << text;
         } else {
-            CHECK(text == slurp(golden));
+            CHECK(text == janus_test::read_text(golden));
         }
         ++n;
     }

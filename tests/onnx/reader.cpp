@@ -17,19 +17,13 @@
 #include <janus/onnx/model.hpp>
 
 #include "onnx_bytes.hpp"
+#include "support/text_file.hpp"
 #include "support/expected_errors.hpp"
 
 namespace {
 
 using namespace janus;
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 std::uint64_t fnv1a64(const std::vector<std::uint8_t>& data) {
     std::uint64_t h = 0xcbf29ce484222325ull;
@@ -144,7 +138,7 @@ TEST_CASE("every fixture decodes to what the protobuf library reads from the sam
         REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message()));
         auto expected_path = e.path();
         expected_path.replace_extension(".txt");
-        CHECK(summary(*m) == read_text(expected_path));
+        CHECK(summary(*m) == janus_test::read_text(expected_path));
         // Decoding is a pure function of the bytes.
         const auto again = onnx::read_model_file(e.path().string());
         CHECK(*again == *m);

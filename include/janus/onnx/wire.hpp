@@ -194,24 +194,4 @@ inline Status append_fixed32(const Field& f, std::vector<std::uint32_t>& out, st
     return ok_status();
 }
 
-/// Appends the fixed64 values (double bits) of a repeated field, packed or unpacked.
-inline Status append_fixed64(const Field& f, std::vector<std::uint64_t>& out, std::string_view input,
-                             std::string_view what) {
-    if (f.type == WireType::fixed64) {
-        out.push_back(f.scalar);
-        return ok_status();
-    }
-    if (f.type != WireType::bytes) return wrong_type(f, input, what, WireType::fixed64);
-    if (f.bytes.size() % 8 != 0)
-        return make_error(
-            std::string(input), byte_position(f.bytes_position), "wire-packed",
-            "packed " + std::string(what) + " holds " + std::to_string(f.bytes.size()) + " bytes, not a multiple of 8");
-    for (std::size_t i = 0; i < f.bytes.size(); i += 8) {
-        std::uint64_t v = 0;
-        for (std::size_t k = 0; k < 8; ++k) v |= static_cast<std::uint64_t>(f.bytes[i + k]) << (8 * k);
-        out.push_back(v);
-    }
-    return ok_status();
-}
-
 }  // namespace janus::onnx::wire
