@@ -17,7 +17,7 @@
 #include <janus/graph/passes.hpp>
 
 #include "support/text_file.hpp"
-#include "support/compiled_kernels.hpp"
+#include "kernels.hpp"
 
 namespace {
 
@@ -56,7 +56,7 @@ std::vector<Tensor> inputs_for(const graph::Graph& g, unsigned seed) {
 
 /// The reference outputs of `g`, as raw bytes per output.
 std::vector<std::vector<std::byte>> run(const graph::Graph& g, const std::vector<Tensor>& in) {
-    auto out = graph::run_reference(g, in, janus_test::kernel_by_name);
+    auto out = graph::run_reference(g, in, janus_tools::kernel_by_name);
     REQUIRE_MESSAGE(out.ok(), (out.ok() ? "" : out.error().message()));
     std::vector<std::vector<std::byte>> r;
     for (const Tensor& t : *out) r.push_back(*t.clone().storage);

@@ -14,7 +14,7 @@
 #include <janus/graph/import_onnx.hpp>
 #include <janus/io/tensor_npy.hpp>
 
-#include "support/compiled_kernels.hpp"
+#include "kernels.hpp"
 
 namespace {
 
@@ -47,7 +47,7 @@ TEST_CASE("the reference engine agrees with ONNX semantics on the QDQ fixtures, 
             REQUIRE(a.ok());
             in.push_back(io::to_tensor(*a));
         }
-        const auto out = graph::run_reference(*g, in, janus_test::kernel_by_name);
+        const auto out = graph::run_reference(*g, in, janus_tools::kernel_by_name);
         REQUIRE_MESSAGE(out.ok(), (out.ok() ? "" : out.error().message()));
         const auto want = io::read_npy_file(base + ".out0.npy");
         REQUIRE(want.ok());

@@ -18,11 +18,9 @@ struct RunArgs {
     std::vector<std::string> inputs;  ///< NAME=FILE.npy
     std::string outdir;
     std::string engine = "npu";
-    std::string dump_ir;  ///< "after:import", "after:PASS" or "after:all": the IR text on stdout
+    std::string dump_ir;   ///< "after:import", "after:PASS" or "after:all": the IR text on stdout
+    bool timings = false;  ///< the wall time of each phase on stderr (bench/janusc_frontend.sh)
 };
-
-/// ops::call_by_name, compiled in kernels.cpp only.
-extern const janus::graph::KernelFn kernel_by_name;
 
 /// janusc run: the model on an engine; one OUTDIR/<output>.npy per graph output.
 int cmd_run(const RunArgs& a);

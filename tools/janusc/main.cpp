@@ -210,6 +210,7 @@ int main(int argc, char** argv) {
     run->add_option("--engine", r.engine, "npu (default: compile and simulate) or ref (host reference kernels)")
         ->check(CLI::IsMember({"npu", "ref"}));
     run->add_option("--dump-ir", r.dump_ir, "print the IR after:import, after:PASS or after:all (compact constants)");
+    run->add_flag("--timings", r.timings, "print the wall time of each phase on stderr");
 
     try {
         app.parse(argc, argv);

@@ -1,4 +1,5 @@
 // janusc run: import an ONNX model, read its inputs from .npy files, run it, write one .npy per graph output.
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -12,6 +13,7 @@
 #include <janus/io/tensor_npy.hpp>
 
 #include "commands.hpp"
+#include "kernels.hpp"
 
 namespace janusc {
 namespace {
@@ -37,13 +39,24 @@ std::string file_name_of(const std::string& output) {
 }  // namespace
 
 int cmd_run(const RunArgs& a) {
+    using clock = std::chrono::steady_clock;
+    auto mark = clock::now();
+    const auto phase = [&](const char* name) {  // --timings: the wall time of each phase, on stderr
+        const auto now = clock::now();
+        if (a.timings)
+            std::cerr << "timing " << name << ": " << std::chrono::duration<double, std::milli>(now - mark).count()
+                      << " ms\n";
+        mark = now;
+    };
     if (fs::path(a.model).extension() == ".jpk")
         return fail(make_error(a.model, "", "janusc-engine",
                                "running a .jpk package needs the NPU pipeline, which is not finished yet"));
     auto model = janus::onnx::read_model_file(a.model);
     if (!model) return fail(model.error());
+    phase("read");
     auto g = janus::graph::import_onnx(*model, a.model);
     if (!g) return fail(g.error());
+    phase("import");
     // --dump-ir=after:import | after:PASS | after:all
     std::string dump;
     if (!a.dump_ir.empty()) {
@@ -62,6 +75,7 @@ int cmd_run(const RunArgs& a) {
                 std::cout << "; after " << pass << "\n" << janus::graph::print(gr, false);
         });
     if (!s) return fail(s.error());
+    phase("passes");
     if (a.engine != "ref")
         return fail(make_error(a.model, "--engine " + a.engine, "janusc-engine",
                                "the NPU engine needs the compile pipeline (planning, lowering, package), which is not "
@@ -102,8 +116,10 @@ int cmd_run(const RunArgs& a) {
     for (const auto& n : g->nodes) host += n.target == janus::graph::Target::host;
     std::cout << "model " << a.model << ": " << g->nodes.size() << " nodes (" << host
               << " float ops on the host), engine " << a.engine << "\n";
-    auto out = janus::graph::run_reference(*g, in, kernel_by_name);
+    phase("inputs");
+    auto out = janus::graph::run_reference(*g, in, janus_tools::kernel_by_name);
     if (!out) return fail(out.error());
+    phase("run");
 
     // everything is computed: now write, each file atomically
     std::error_code ec;
@@ -121,6 +137,7 @@ int cmd_run(const RunArgs& a) {
         if (!s) return fail(s.error());
         std::cout << g->value(g->outputs[k]).name << ": " << janus::io::describe_type(arr) << " -> " << path << "\n";
     }
+    phase("write");
     return exit_ok;
 }
 
