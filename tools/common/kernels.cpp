@@ -1,7 +1,10 @@
-// The one translation unit that includes ops/dispatch.hpp (see kernels.hpp).
-#include "kernels.hpp"
-
+// The one translation unit that defines the registry's dispatch: ops::infer_by_name and ops::call_by_name (see
+// kernels.hpp; every other TU of janusc and of the tests is built with JANUS_OUT_OF_LINE_DISPATCH).
+#define JANUS_DEFINE_DISPATCH 1
 #include <janus/ops/dispatch.hpp>
+#include <janus/ops/registry.hpp>
+
+#include "kernels.hpp"
 
 namespace janus_tools {
 

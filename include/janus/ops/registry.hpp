@@ -97,8 +97,22 @@ inline Error unknown_op(std::string_view name) {
     return make_error(std::string(name), "", "known-op", "Janus has no operator named '" + std::string(name) + "'");
 }
 
+// Compile time: infer_by_name instantiates every op's inference (10-15 s per translation unit). A program with
+// many TUs may compile it once: define JANUS_OUT_OF_LINE_DISPATCH in every TU (then this header only declares it)
+// and, in exactly one TU, also JANUS_DEFINE_DISPATCH before including it (that TU holds the one definition).
+// ops/dispatch.hpp's call_by_name follows the same rule. Without the macros everything is inline, as usual.
+#if defined(JANUS_DEFINE_DISPATCH)
+#define JANUS_DISPATCH_LINKAGE
+#else
+#define JANUS_DISPATCH_LINKAGE inline
+#endif
+
 /// Shape/type inference of the op called `name` from untrusted attributes.
-inline Result<TensorType> infer_by_name(std::string_view name, std::span<const TensorType> in, const AttrMap& attrs) {
+#if defined(JANUS_OUT_OF_LINE_DISPATCH) && !defined(JANUS_DEFINE_DISPATCH)
+Result<TensorType> infer_by_name(std::string_view name, std::span<const TensorType> in, const AttrMap& attrs);
+#else
+JANUS_DISPATCH_LINKAGE Result<TensorType> infer_by_name(std::string_view name, std::span<const TensorType> in,
+                                                        const AttrMap& attrs) {
     std::optional<Result<TensorType>> r;
     for_each_op([&](auto t) {
         using O = typename decltype(t)::type;
@@ -106,5 +120,6 @@ inline Result<TensorType> infer_by_name(std::string_view name, std::span<const T
     });
     return r ? std::move(*r) : Result<TensorType>(unknown_op(name));
 }
+#endif
 
 }  // namespace janus::ops
