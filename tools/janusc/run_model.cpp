@@ -27,7 +27,7 @@ int fail(const Error& e) {
     return exit_input;
 }
 
-/// A graph output name as a file name: characters outside [A-Za-z0-9._-] become '_' (documented in README).
+/// A graph output name as a file name: characters outside [A-Za-z0-9._-] become '_' (docs/janusc.md).
 std::string file_name_of(const std::string& output) {
     std::string s = output;
     for (char& c : s)
