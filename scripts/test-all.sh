@@ -13,7 +13,7 @@ export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
 
 bash scripts/bootstrap.sh
 
-workflows=(${JANUS_WORKFLOWS:-ci-gcc-release ci-clang-debug ci-asan ci-fuzz})
+workflows=(${JANUS_WORKFLOWS:-ci-gcc-release ci-asan ci-fuzz})
 log_dir="${root}/build/logs"
 mkdir -p "${log_dir}"
 
