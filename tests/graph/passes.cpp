@@ -30,30 +30,6 @@ void golden(const fs::path& path, const std::string& text) {
     CHECK(janus_test::read_text(path) == text);
 }
 
-/// Seeded inputs of every graph input's type (quantized inputs get random codes, floats values in [-1, 1]).
-std::vector<Tensor> inputs_for(const graph::Graph& g, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::vector<Tensor> in;
-    for (graph::ValueId v : g.inputs) {
-        const auto& t = g.value(v).type;
-        Tensor x = Tensor::zeros(t.dtype, t.shape, t.quant);
-        visit_dtype(t.dtype, [&](auto ty) {
-            using T = typename decltype(ty)::type;
-            std::vector<T> vals(static_cast<std::size_t>(x.elements()));
-            for (auto& e : vals) {
-                if constexpr (std::is_same_v<T, float>) {
-                    e = std::uniform_real_distribution<float>(-1.f, 1.f)(rng);
-                } else {
-                    e = static_cast<T>(std::uniform_int_distribution<int>(-128, 127)(rng));
-                }
-            }
-            x = Tensor::from<T>(t.shape, vals, t.quant);
-        });
-        in.push_back(x);
-    }
-    return in;
-}
-
 /// The reference outputs of `g`, as raw bytes per output.
 std::vector<std::vector<std::byte>> run(const graph::Graph& g, const std::vector<Tensor>& in) {
     auto out = graph::run_reference(g, in, janus_tools::kernel_by_name);
@@ -89,7 +65,7 @@ TEST_CASE("every pass test: golden graph and log, bit-identical reference output
         std::vector<std::string_view> views(names.begin(), names.end());
         auto g = graph::parse(text, e.path().string());
         REQUIRE_MESSAGE(g.ok(), (g.ok() ? "" : g.error().message()));
-        const auto in = inputs_for(*g, 7);
+        const auto in = graph::seeded_inputs(*g, 7);
         const auto before = run(*g, in);
         graph::PassLog log;
         const Status s = graph::run_passes(*g, views, log);
@@ -114,7 +90,7 @@ TEST_CASE("the default pipeline keeps every imported fixture's reference outputs
         REQUIRE(m.ok());
         auto g = graph::import_onnx(*m, e.path().string());
         REQUIRE(g.ok());
-        const auto in = inputs_for(*g, 11);
+        const auto in = graph::seeded_inputs(*g, 11);
         const auto before = run(*g, in);
         const std::size_t nodes = g->nodes.size();
         graph::PassLog log;

@@ -1,10 +1,14 @@
 #pragma once
 // janusc subcommands that live in their own translation units (they include the op registry, which is slow to
 // compile: a separate TU builds in parallel with main.cpp).
+#include <cstdint>
+#include <iostream>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <janus/graph/execute.hpp>
+#include <janus/vnpu/sim/simulator.hpp>
 
 namespace janusc {
 
@@ -12,6 +16,12 @@ namespace janusc {
 /// race in a simulated program); 2 bad input or usage (a file, its syntax, a command line, a program that faults);
 /// 3 an internal error (a Janus bug: please report it).
 inline constexpr int exit_ok = 0, exit_mismatch = 1, exit_input = 2, exit_internal = 3;
+
+/// Print the error on stderr; exit code `code` (bad input unless said otherwise).
+inline int fail(const janus::Error& e, int code = exit_input) {
+    std::cerr << e.message() << "\n";
+    return code;
+}
 
 struct RunArgs {
     std::string model;
@@ -24,5 +34,18 @@ struct RunArgs {
 
 /// janusc run: the model on an engine; one OUTDIR/<output>.npy per graph output.
 int cmd_run(const RunArgs& a);
+
+struct VerifyArgs {
+    std::string model;
+    std::vector<std::string> inputs;  ///< NAME=FILE.npy; none: seeded inputs
+    std::uint64_t seed = 1;
+};
+
+/// janusc verify: both engines on the same inputs, every value compared; names the first diverging node.
+int cmd_verify(const VerifyArgs& a);
+
+/// vnpu::sim::run, instantiated in main.cpp only (graph::SimulateFn).
+janus::vnpu::sim::Report simulate(std::span<const janus::vnpu::Instr> program, janus::vnpu::sim::Machine& machine,
+                                  janus::vnpu::sim::Options options);
 
 }  // namespace janusc

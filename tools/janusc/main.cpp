@@ -7,13 +7,17 @@
 //              [--output F] [--max-instructions N] [--no-races]
 //                                        run on the simulator; prints cycles, per-unit busy/stall, races, faults
 //
-//   janusc run MODEL.onnx -i NAME=FILE.npy [-i ...] -o OUTDIR [--engine ref|npu] [--dump-ir=after:PASS]
-//                                        run a model; writes OUTDIR/<output>.npy for every graph output
+//   janusc run MODEL.onnx -i NAME=FILE.npy [-i ...] -o OUTDIR [--engine npu|ref] [--dump-ir=after:PASS]
+//                                        run a model (lowered and simulated, or on the host reference kernels);
+//                                        writes OUTDIR/<output>.npy for every graph output
+//   janusc verify MODEL.onnx [-i NAME=FILE.npy ...] [--seed N]
+//                                        both engines, every value compared; names the first diverging node
 //
 // Exit codes (commands.hpp): 0 success; 1 a wrong result (races in a simulated program, a verification mismatch);
-// 2 bad input (file, syntax, encoding, command line, a program that faults); 3 an internal error. Errors go to stderr as `input:position: error: sentence [rule]`. Output files are
-// written to a temporary file in the same directory and renamed into place, so a failing run never leaves a
-// half-written file and never touches an existing one.
+// 2 bad input (file, syntax, encoding, command line, a program that faults, a model the NPU lowering refuses);
+// 3 an internal error (a lowered program that faults or races). Errors go to stderr as
+// `input:position: error: sentence [rule]`. Output files are written to a temporary file in the same directory and
+// renamed into place, so a failing run never leaves a half-written file and never touches an existing one.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -85,10 +89,7 @@ Result<std::vector<vnpu::Instr>> load_program(const std::string& path) {
     return vnpu::assemble(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
 }
 
-int fail(const Error& e) {
-    std::cerr << e.message() << "\n";
-    return exit_input;
-}
+using janusc::fail;
 
 int cmd_asm(const std::string& in, const std::string& out) {
     auto bytes = read_file(in);
@@ -172,6 +173,11 @@ int cmd_sim(const SimArgs& a) {
 
 }  // namespace
 
+janus::vnpu::sim::Report janusc::simulate(std::span<const janus::vnpu::Instr> program,
+                                          janus::vnpu::sim::Machine& machine, janus::vnpu::sim::Options options) {
+    return janus::vnpu::sim::run(program, machine, std::move(options));
+}
+
 int main(int argc, char** argv) {
     CLI::App app{"janusc: the Janus compiler driver (vnpu assembler, disassembler and simulator)"};
     app.require_subcommand(1);
@@ -212,6 +218,13 @@ int main(int argc, char** argv) {
     run->add_option("--dump-ir", r.dump_ir, "print the IR after:import, after:PASS or after:all (compact constants)");
     run->add_flag("--timings", r.timings, "print the wall time of each phase on stderr");
 
+    janusc::VerifyArgs v;
+    auto* verify = app.add_subcommand(
+        "verify", "run an ONNX model on both engines and compare every value; names the first diverging node");
+    verify->add_option("model", v.model, "the model (.onnx)")->required();
+    verify->add_option("-i,--input", v.inputs, "NAME=FILE.npy for each graph input (default: seeded inputs)");
+    verify->add_option("--seed", v.seed, "seed of the generated inputs (default 1)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -223,6 +236,7 @@ int main(int argc, char** argv) {
         if (d->parsed()) return cmd_disasm(dis_in, dis_out);
         if (doc->parsed()) return cmd_isa_doc(doc_update);
         if (run->parsed()) return janusc::cmd_run(r);
+        if (verify->parsed()) return janusc::cmd_verify(v);
         return cmd_sim(s);
     } catch (const std::exception& e) {
         std::cerr << "janusc: internal error: " << e.what() << " (please report it)\n";

@@ -1,19 +1,22 @@
 #pragma once
 // The reference engine: a graph run node by node on the host reference kernels.
 //
-// Contract: `run_reference(g, inputs, kernel)` takes one contiguous tensor per graph input, in `g.inputs` order, with the
-// input's declared dtype and shape (quantized inputs may come without parameters: the graph's are used), and returns
-// one tensor per graph output, in `g.outputs` order. Every node runs with the output type the graph gives it, so its
-// output quantization is the graph's (seed A10), never inferred anew. `observe(node index, value, tensor)` sees every
-// value as it is computed (janusc verify compares them across engines). Errors name the graph input or the node.
-// `kernel` runs one node: pass `&ops::call_by_name` (ops/dispatch.hpp), taken in ONE translation unit of the
-// program, because that header compiles every kernel of the registry.
+// Contract: `run_reference(g, inputs, kernel)` takes one contiguous tensor per graph input, in `g.inputs` order,
+// with the input's declared dtype and shape (quantized inputs may come without parameters: the graph's are used),
+// and returns one tensor per graph output, in `g.outputs` order. Every node runs with the output type the graph
+// gives it, so its output quantization is the graph's (seed A10), never inferred anew. `observe(node index, value,
+// tensor)` sees every value as it is computed (janusc verify compares them across engines). Errors name the graph
+// input or the node. `kernel` runs one node: pass `&ops::call_by_name` (ops/dispatch.hpp), taken in ONE
+// translation unit of the program, because that header compiles every kernel of the registry. `bind_inputs` and
+// `run_node` are the pieces the NPU engine (graph/run_npu.hpp) shares for its host nodes.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <janus/core/error.hpp>
@@ -27,13 +30,17 @@ using Observer = std::function<void(std::size_t node, ValueId value, const Tenso
 using KernelFn = Result<Tensor> (*)(std::string_view op, std::span<const Tensor> in, const ops::AttrMap& attrs,
                                     std::optional<ops::TensorType> out, const ops::OpContext& ctx);
 
-inline Result<std::vector<Tensor>> run_reference(const Graph& g, std::span<const Tensor> inputs, KernelFn kernel,
-                                                 const Observer& observe = {}, const ops::OpContext& ctx = {}) {
+/// Every value the run has computed so far (inputs and constants first), by ValueId.
+using Env = std::vector<std::optional<Tensor>>;
+
+/// The environment of a run: the graph inputs (checked against their declared types, given the graph's
+/// quantization) and the constants.
+inline Result<Env> bind_inputs(const Graph& g, std::span<const Tensor> inputs) {
     if (inputs.size() != g.inputs.size())
         return make_error(
             "graph " + g.name, "inputs", "input-count",
             "the graph takes " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
-    std::vector<std::optional<Tensor>> env(g.values.size());
+    Env env(g.values.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const Value& v = g.value(g.inputs[i]);
         Tensor t = inputs[i];
@@ -46,25 +53,72 @@ inline Result<std::vector<Tensor>> run_reference(const Graph& g, std::span<const
     }
     for (std::size_t i = 0; i < g.values.size(); ++i)
         if (g.values[i].kind == ValueKind::constant) env[i] = *g.values[i].data;
-    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
-        const Node& n = g.nodes[k];
-        std::vector<Tensor> in;
-        for (ValueId x : n.inputs) {
-            if (x == no_value) continue;
-            const auto& t = env[static_cast<std::size_t>(x)];
-            if (!t)
-                return make_error("graph " + g.name, "node " + std::to_string(k), "ir-topological",
-                                  "reads " + g.value(x).name + " before it is computed");
-            in.push_back(*t);
-        }
-        const ValueId o = n.outputs.at(0);
-        auto r = kernel(n.op, in, n.attrs, g.value(o).type, ctx);
-        if (!r.ok())
-            return make_error("graph " + g.name, "node " + std::to_string(k) + " (" + n.op + " " + n.origin + ")",
-                              r.error().rule, r.error().message());
-        if (observe) observe(k, o, *r);
-        env[static_cast<std::size_t>(o)] = std::move(*r);
+    return env;
+}
+
+/// Run node `k` on the host reference kernels, with the output type the graph gives it.
+inline Status run_node(const Graph& g, std::size_t k, Env& env, KernelFn kernel, const Observer& observe,
+                       const ops::OpContext& ctx) {
+    const Node& n = g.nodes[k];
+    std::vector<Tensor> in;
+    for (ValueId x : n.inputs) {
+        if (x == no_value) continue;
+        const auto& t = env[static_cast<std::size_t>(x)];
+        if (!t)
+            return make_error("graph " + g.name, "node " + std::to_string(k), "ir-topological",
+                              "reads " + g.value(x).name + " before it is computed");
+        in.push_back(*t);
     }
+    const ValueId o = n.outputs.at(0);
+    auto r = kernel(n.op, in, n.attrs, g.value(o).type, ctx);
+    if (!r.ok())
+        return make_error("graph " + g.name, "node " + std::to_string(k) + " (" + n.op + " " + n.origin + ")",
+                          r.error().rule, r.error().message());
+    if (observe) observe(k, o, *r);
+    env[static_cast<std::size_t>(o)] = std::move(*r);
+    return ok_status();
+}
+
+/// Deterministic inputs for every graph input (janusc verify without -i; tests): integer and quantized inputs get
+/// uniformly random codes (int8 -128..127, uint8 0..255, wider integers -128..127), float32 inputs values in
+/// [-1, 1). The generator is splitmix64 and nothing else: the same seed gives the same bytes with every compiler and
+/// standard library.
+inline std::vector<Tensor> seeded_inputs(const Graph& g, std::uint64_t seed) {
+    std::uint64_t state = seed;
+    const auto next = [&state] {
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    };
+    std::vector<Tensor> in;
+    for (ValueId v : g.inputs) {
+        const auto& t = g.value(v).type;
+        Tensor x = Tensor::zeros(t.dtype, t.shape, t.quant);
+        visit_dtype(t.dtype, [&](auto ty) {
+            using T = typename decltype(ty)::type;
+            std::vector<T> vals(static_cast<std::size_t>(x.elements()));
+            for (auto& e : vals) {
+                const std::uint64_t r = next();
+                if constexpr (std::is_floating_point_v<T>) {
+                    e = static_cast<T>(static_cast<double>(r >> 40) / 8388608.0 - 1.0);  // 24 bits: [-1, 1)
+                } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+                    e = static_cast<T>(r >> 56);
+                } else {
+                    e = static_cast<T>(static_cast<std::int64_t>(r >> 56) - 128);
+                }
+            }
+            x = Tensor::from<T>(t.shape, vals, t.quant);
+        });
+        in.push_back(std::move(x));
+    }
+    return in;
+}
+
+inline Result<std::vector<Tensor>> run_reference(const Graph& g, std::span<const Tensor> inputs, KernelFn kernel,
+                                                 const Observer& observe = {}, const ops::OpContext& ctx = {}) {
+    JANUS_TRY(Env env, bind_inputs(g, inputs));
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) JANUS_CHECK(run_node(g, k, env, kernel, observe, ctx));
     std::vector<Tensor> out;
     for (ValueId v : g.outputs) out.push_back(*env[static_cast<std::size_t>(v)]);
     return out;

@@ -1,0 +1,559 @@
+#pragma once
+// Lowering a whole graph to one vnpu program: the NPU segment of the graph, its DRAM plan and the host nodes around it.
+//
+// Contract (docs/janusc.md "Lowering a graph"):
+//   - Partition. Nodes marked @host, and nodes whose data inputs or output are not int8, run on the host. They must
+//     all come before the first NPU node (the prologue: QuantizeLinear of a float input) or after the last one
+//     (the epilogue: DequantizeLinear of an output). A host node between NPU nodes is refused (lower-partition): a
+//     program with several NPU segments is not built yet. A node that could run on the NPU but whose emitter
+//     refuses it fails the lowering with the emitter's own rule: it is never moved to the host silently.
+//   - Layout (seed B3). A rank-4 [1, C, H, W] value is an NHWC image, pixels round16(C) bytes apart (the padding
+//     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. Flatten or
+//     Reshape of a 1x1 image to [1, C] is a view of the same bytes and emits no code. Any other rank, or a batch
+//     other than 1, is refused (lower-layout).
+//   - Memory (seed C5). The values crossing into the segment are in the input region (2), the values the host reads
+//     after it in the output region (3), constants in the weights region (0), and every other value in the scratch
+//     region (1). Scratch is a first-fit arena: a buffer is freed after its last NPU reader, and an output is placed
+//     before its inputs are freed, so a kernel never overwrites what it reads. `keep_intermediates` gives every value
+//     its own buffer (janusc verify reads them all back). `scratch_peak` is the arena's size.
+//   - Each NPU node's instructions are [code_begin, code_end) of the program (the debug map).
+// The emitters check everything else (budgets, zero points, layouts) and their errors are returned with the node
+// named. Sync between kernels is the builder's: the simulator's race detector checks it on every run.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <janus/emit/conv.hpp>
+#include <janus/emit/depthwise.hpp>
+#include <janus/emit/elementwise.hpp>
+#include <janus/emit/matmul.hpp>
+#include <janus/emit/pool.hpp>
+#include <janus/graph/ir.hpp>
+#include <janus/ops/binary.hpp>
+#include <janus/ops/conv.hpp>
+#include <janus/ops/matmul.hpp>
+#include <janus/ops/pool.hpp>
+#include <janus/ops/unary.hpp>
+
+namespace janus::graph {
+
+/// Where and how the NPU keeps one value.
+struct Placement {
+    enum class Form : std::uint8_t { image, matrix };
+    Form form = Form::image;
+    int region = 1;
+    std::uint32_t offset = 0;
+    std::int64_t h = 1, w = 1, c = 0;  ///< image: H x W pixels of C channels; matrix: h rows of c columns
+    std::int64_t pitch = 0;            ///< bytes between pixels (image) or rows (matrix)
+    /// Matrix only: the byte within a row of each logical column, when it is not the column itself (a flattened
+    /// NHWC image: column c * H * W + pixel is at byte pixel * pitch + c). Empty: column j is byte j.
+    std::vector<std::int64_t> columns;
+    std::int64_t bytes() const { return (form == Form::image ? h * w : h) * pitch; }
+    /// The columns a row physically has (the matrix an emitter sees).
+    std::int64_t physical_columns() const { return columns.empty() ? c : pitch; }
+    emit::DramImage image() const { return {region, offset, h, w, c, pitch}; }
+    emit::DramMatrix matrix() const { return {region, offset, h, physical_columns(), pitch}; }
+    emit::DramTensor flat() const { return {region, offset, bytes(), 0}; }
+    /// The byte holding element `i` (row-major over the logical shape: NCHW for an image).
+    std::int64_t byte_of(std::int64_t i) const {
+        if (form == Form::matrix) return (i / c) * pitch + (columns.empty() ? i % c : columns[i % c]);
+        return (i % (h * w)) * pitch + i / (h * w);
+    }
+    friend bool operator==(const Placement&, const Placement&) = default;
+};
+
+/// Do two placements store the same logical elements at the same relative bytes (so that an elementwise op may
+/// stream them side by side)?
+inline bool same_layout(const Placement& a, const Placement& b) {
+    return a.form == b.form && a.h == b.h && a.w == b.w && a.c == b.c && a.pitch == b.pitch && a.columns == b.columns;
+}
+
+struct LowerOptions {
+    bool keep_intermediates = false;  ///< no scratch reuse: every value keeps its bytes until the end
+    bool kernel_barriers = true;      ///< false only for the negative control of tests/graph/lower.cpp
+};
+
+struct LoweredNode {
+    std::size_t node = 0;
+    std::size_t code_begin = 0, code_end = 0;
+};
+
+struct LoweredGraph {
+    emit::Program program;
+    std::vector<std::optional<Placement>> placement;   ///< per value; empty for values the NPU never holds
+    std::vector<std::size_t> host_before, host_after;  ///< node indices, in graph order
+    std::vector<LoweredNode> npu;                      ///< NPU nodes, in program order
+    std::vector<ValueId> segment_inputs;               ///< host -> NPU (input region)
+    std::vector<ValueId> segment_outputs;              ///< NPU -> host (output region)
+    std::int64_t input_bytes = 0, output_bytes = 0, scratch_peak = 0;
+    std::vector<std::string> log;     ///< one line per decision (placement, strategy, emitter log)
+    bool intermediates_kept = false;  ///< LowerOptions::keep_intermediates: every NPU value is readable after a run
+};
+
+namespace lower_detail {
+
+inline std::string node_what(const Graph& g, std::size_t k) {
+    const Node& n = g.nodes[k];
+    return "node " + std::to_string(k) + " (" + n.op + (n.origin.empty() ? "" : " " + n.origin) + ")";
+}
+
+inline bool int8_value(const Value& v) { return v.type.dtype == DType::i8 && v.type.quant.has_value(); }
+
+/// The data (non-constant) inputs of a node.
+inline std::vector<ValueId> data_inputs(const Graph& g, const Node& n) {
+    std::vector<ValueId> r;
+    for (ValueId x : n.inputs)
+        if (x != no_value && g.value(x).kind != ValueKind::constant) r.push_back(x);
+    return r;
+}
+
+/// Could the node run on the NPU: not marked host, int8 in and out. (The emitter may still refuse it.)
+inline bool npu_candidate(const Graph& g, const Node& n) {
+    if (n.target == Target::host || n.outputs.size() != 1 || !int8_value(g.value(n.outputs[0]))) return false;
+    const auto ins = data_inputs(g, n);
+    if (ins.empty()) return false;
+    for (ValueId x : ins)
+        if (!int8_value(g.value(x))) return false;
+    return true;
+}
+
+/// The placement form of a value of this shape, or an error naming the rule.
+inline Result<Placement> shape_form(const Value& v, const std::string& what) {
+    const Shape& s = v.type.shape;
+    Placement p;
+    if (s.size() == 4 && s[0] == 1) {
+        p.form = Placement::Form::image;
+        p.c = s[1], p.h = s[2], p.w = s[3];
+    } else if (s.size() == 2) {
+        p.form = Placement::Form::matrix;
+        p.h = s[0], p.c = s[1];
+    } else {
+        return make_error(what, v.name, "lower-layout",
+                          "the NPU keeps [1, C, H, W] values as NHWC images and [M, K] values as matrices; " + v.name +
+                              " is " + s.str());
+    }
+    p.pitch = emit::round16(p.c);
+    return p;
+}
+
+/// A first-fit arena of 16-byte aligned blocks.
+class Arena {
+public:
+    std::uint32_t allocate(std::int64_t bytes) {
+        bytes = emit::round16(std::max<std::int64_t>(bytes, 16));
+        std::int64_t at = 0;
+        for (const auto& [off, len] : used_) {
+            if (off - at >= bytes) break;
+            at = std::max(at, off + len);
+        }
+        used_.emplace(at, bytes);
+        peak_ = std::max(peak_, at + bytes);
+        return static_cast<std::uint32_t>(at);
+    }
+    void release(std::uint32_t at) { used_.erase(at); }
+    std::int64_t peak() const { return peak_; }
+
+private:
+    std::map<std::int64_t, std::int64_t> used_;  ///< offset -> bytes
+    std::int64_t peak_ = 0;
+};
+
+template <class A>
+Result<A> attrs_of(const ops::AttrMap& m, const auto& schema, const std::string& what) {
+    A a{};
+    JANUS_CHECK(ops::parse_attrs(schema, m, a, what));
+    return a;
+}
+
+/// The 256-entry int8 table of a unary elementwise op (ops/unary.hpp), or nullptr for any other op.
+inline Result<std::shared_ptr<const expr::Table256>> unary_table(const Node& n, const numeric::QuantParams& in,
+                                                                 const numeric::QuantParams& out,
+                                                                 const std::string& what) {
+    std::optional<Result<std::shared_ptr<const expr::Table256>>> r;
+    ops::for_each_op([&](auto t) {
+        using O = typename decltype(t)::type;
+        if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>) {
+            if (!r && O::name.view() == n.op) {
+                auto a = attrs_of<typename O::Attrs>(n.attrs, O::schema, what);
+                if (!a.ok())
+                    r = a.error();
+                else
+                    r = O::table(in, out, *a);
+            }
+        }
+    });
+    if (!r) return std::shared_ptr<const expr::Table256>{};
+    return std::move(*r);
+}
+
+template <class T>
+std::vector<T> const_data(const Value& v) {
+    return v.data->to_vector<T>();
+}
+
+}  // namespace lower_detail
+
+/// Lower the NPU segment of `g` (see the contract above).
+inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {}) {
+    using namespace lower_detail;
+    LoweredGraph L;
+    L.placement.resize(g.values.size());
+    L.intermediates_kept = opt.keep_intermediates;
+    const std::string gwhat = "graph " + g.name;
+
+    // ---- partition
+    std::vector<bool> on_npu(g.nodes.size(), false);
+    std::optional<std::size_t> first, last;
+    for (std::size_t k = 0; k < g.nodes.size(); ++k)
+        if (npu_candidate(g, g.nodes[k])) {
+            on_npu[k] = true;
+            if (!first) first = k;
+            last = k;
+        }
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        if (on_npu[k]) continue;
+        if (first && k > *first && k < *last)
+            return make_error(
+                gwhat, node_what(g, k), "lower-partition",
+                "runs on the host (" +
+                    std::string(g.nodes[k].target == Target::host ? "marked @host" : "not int8 in and out") +
+                    ") between NPU nodes " + node_what(g, *first) + " and " + node_what(g, *last) +
+                    "; a program with several NPU segments is not built yet");
+        (first && k > *last ? L.host_after : L.host_before).push_back(k);
+    }
+    emit::Builder b(g.name);
+    if (!first) {
+        JANUS_TRY(L.program, b.finish());
+        L.log.push_back("no node runs on the NPU");
+        return L;
+    }
+
+    // ---- which values cross the boundary, and the last NPU reader of every value
+    std::vector<std::int64_t> last_read(g.values.size(), -1);
+    std::vector<bool> produced_on_npu(g.values.size(), false), read_by_host(g.values.size(), false);
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        const Node& n = g.nodes[k];
+        for (ValueId x : n.inputs) {
+            if (x == no_value) continue;
+            if (on_npu[k])
+                last_read[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
+            else
+                read_by_host[static_cast<std::size_t>(x)] = true;
+        }
+        if (on_npu[k]) produced_on_npu[static_cast<std::size_t>(n.outputs[0])] = true;
+    }
+    for (ValueId o : g.outputs) read_by_host[static_cast<std::size_t>(o)] = true;
+
+    // Aliases (views that emit no code) share their source's buffer: `root` maps a value to the value owning it.
+    std::vector<ValueId> root(g.values.size());
+    for (std::size_t i = 0; i < root.size(); ++i) root[i] = static_cast<ValueId>(i);
+
+    // Input region: every data input of an NPU node not produced on the NPU, in first-use order.
+    std::int64_t in_at = 0, out_at = 0;
+    for (std::size_t k = *first; k <= *last; ++k) {
+        for (ValueId x : data_inputs(g, g.nodes[k])) {
+            auto& p = L.placement[static_cast<std::size_t>(x)];
+            if (produced_on_npu[static_cast<std::size_t>(x)] || p) continue;
+            JANUS_TRY(Placement q, shape_form(g.value(x), gwhat + ": " + node_what(g, k)));
+            q.region = 2, q.offset = static_cast<std::uint32_t>(in_at);
+            in_at += emit::round16(q.bytes());
+            p = q;
+            L.segment_inputs.push_back(x);
+            L.log.push_back("input  " + g.value(x).name + ": region input @" + std::to_string(q.offset) + ", " +
+                            std::to_string(q.bytes()) + " B");
+        }
+    }
+
+    // ---- emit node by node
+    Arena scratch;
+    std::vector<std::int64_t> buffer_last(g.values.size(), -1);  ///< per root: the last NPU reader of any alias
+    std::vector<bool> keep_buffer(g.values.size(), false);       ///< per root: the host reads an alias after the run
+    for (std::size_t i = 0; i < g.values.size(); ++i) buffer_last[i] = last_read[i];
+    const auto place_output = [&](std::size_t k, const Placement& form) -> Placement {
+        const ValueId o = g.nodes[k].outputs[0];
+        Placement p = form;
+        if (read_by_host[static_cast<std::size_t>(o)]) {
+            p.region = 3, p.offset = static_cast<std::uint32_t>(out_at);
+            out_at += emit::round16(p.bytes());
+            L.segment_outputs.push_back(o);
+        } else {
+            p.region = 1, p.offset = scratch.allocate(p.bytes());
+        }
+        L.placement[static_cast<std::size_t>(o)] = p;
+        L.log.push_back(
+            "value  " + g.value(o).name + ": region " + std::string(p.region == 3 ? "output" : "scratch") + " @" +
+            std::to_string(p.offset) + ", " + std::to_string(p.bytes()) + " B, " +
+            (p.form == Placement::Form::image
+                 ? "NHWC " + std::to_string(p.h) + "x" + std::to_string(p.w) + "x" + std::to_string(p.c) + " pitch " +
+                       std::to_string(p.pitch)
+                 : "rows " + std::to_string(p.h) + "x" + std::to_string(p.c) + " pitch " + std::to_string(p.pitch)));
+        return p;
+    };
+    const auto release_dead = [&](std::size_t k) {
+        if (opt.keep_intermediates) return;
+        for (ValueId x : g.nodes[k].inputs) {
+            if (x == no_value) continue;
+            const ValueId r = root[static_cast<std::size_t>(x)];
+            auto& p = L.placement[static_cast<std::size_t>(r)];
+            if (p && p->region == 1 && !keep_buffer[static_cast<std::size_t>(r)] &&
+                buffer_last[static_cast<std::size_t>(r)] == static_cast<std::int64_t>(k)) {
+                scratch.release(p->offset);
+                buffer_last[static_cast<std::size_t>(r)] = -2;  // released once
+            }
+        }
+    };
+
+    // Kernel barrier (seed C2 across kernels). Every kernel places its own events and returns them to 0, but an
+    // event is a FIFO shared by all units: with two kernels in flight, a waiter of the second kernel (say on MAC)
+    // can consume a signal meant for a waiter of the first (on VEC) on a different unit, and the pairing then
+    // follows the timing (MobileNetV2-tiny's GlobalAveragePool read a clobbered rq table that way). So between two
+    // kernels every unit runs a marker that signals one event reserved for the whole program, and SEQ waits for
+    // all four before it dispatches the next kernel: no signal crosses a kernel boundary. The markers touch only
+    // their own 32 B of LMEM (VEC at +0, LUT at +16) and reset the DMA and MAC configuration, which every kernel
+    // sets before it transfers or multiplies.
+    JANUS_TRY(emit::Event barrier_event, b.event("kernel barrier (graph::lower_graph)"));
+    JANUS_TRY(emit::Buffer barrier_lmem, b.alloc(emit::Mem::lmem, 32, "kernel barrier markers (graph::lower_graph)"));
+    const auto kernel_barrier = [&]() -> Status {
+        auto scope = b.scope("kernel barrier");
+        JANUS_TRY(emit::Reg r, b.reg("kernel barrier marker address"));
+        JANUS_TRY(emit::Reg r2, b.reg("kernel barrier marker address"));
+        const emit::Sync mark{nullptr, &barrier_event};
+        JANUS_CHECK(b.emit("li", {r, barrier_lmem.address()}));
+        JANUS_CHECK(b.emit("li", {r2, barrier_lmem.address() + 16}));
+        JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}, mark));
+        JANUS_CHECK(b.emit("mac.cfg", {16, 16, 16, 16}, mark));
+        JANUS_CHECK(b.emit("vec.max", {r, r, r, 16}, mark));
+        JANUS_CHECK(b.emit("lut.apply", {r2, r2, 0, 16}, mark));
+        for (int u = 0; u < 4; ++u) JANUS_CHECK(b.emit("sync", {std::int64_t{1} << barrier_event.index(), 0}));
+        return ok_status();
+    };
+
+    std::size_t log_seen = 0;
+    for (std::size_t k = *first; k <= *last; ++k) {
+        if (opt.kernel_barriers && !L.npu.empty() && L.npu.back().code_end > L.npu.back().code_begin)
+            JANUS_CHECK(kernel_barrier());
+        const Node& n = g.nodes[k];
+        const std::string what = gwhat + ": " + node_what(g, k);
+        const ValueId o = n.outputs[0];
+        const Value& out = g.value(o);
+        const auto ins = data_inputs(g, n);
+        const auto in_place = [&](std::size_t i) { return *L.placement[static_cast<std::size_t>(ins[i])]; };
+        const auto fail = [&](const Status& s) -> Status {  // the emitter's or the plan's error, with the node named
+            if (s.ok()) return s;
+            const Error& e = s.error();
+            return make_error(what, "", e.rule,
+                              e.input + (e.position.empty() ? "" : ":" + e.position) + ": " + e.detail);
+        };
+        const std::size_t begin = b.size();
+        JANUS_TRY(Placement form, shape_form(out, what));
+        std::vector<ops::TensorType> types;
+        for (ValueId x : n.inputs)
+            if (x != no_value) types.push_back(g.value(x).type);
+        Status st = ok_status();
+
+        if ((n.op == "Flatten" || n.op == "Reshape") && ins.size() == 1 && in_place(0).form == Placement::Form::image &&
+            form.form == Placement::Form::matrix && form.h == 1 &&
+            form.c == in_place(0).c * in_place(0).h * in_place(0).w && out.type.quant == g.value(ins[0]).type.quant) {
+            // [1, C, H, W] -> [1, C*H*W]: a view of the NHWC bytes. A 1x1 image is the row itself; otherwise the
+            // logical column c*H*W + pixel is byte pixel*pitch + c, and a MatMul reading it permutes its constant
+            // weight rows to match (layout assignment without data movement, seed B3).
+            const Placement x = in_place(0);
+            Placement p = x;
+            p.form = Placement::Form::matrix, p.h = 1, p.w = 1, p.c = form.c;
+            if (x.h * x.w > 1) {
+                p.pitch = x.h * x.w * x.pitch;
+                p.columns.resize(static_cast<std::size_t>(form.c));
+                for (std::int64_t j = 0; j < form.c; ++j)
+                    p.columns[static_cast<std::size_t>(j)] = (j % (x.h * x.w)) * x.pitch + j / (x.h * x.w);
+            }
+            L.placement[static_cast<std::size_t>(o)] = p;
+            const ValueId r = root[static_cast<std::size_t>(ins[0])];
+            root[static_cast<std::size_t>(o)] = r;
+            buffer_last[static_cast<std::size_t>(r)] =
+                std::max(buffer_last[static_cast<std::size_t>(r)], last_read[static_cast<std::size_t>(o)]);
+            if (read_by_host[static_cast<std::size_t>(o)]) {
+                keep_buffer[static_cast<std::size_t>(r)] = true;
+                L.segment_outputs.push_back(o);
+            }
+            L.log.push_back("value  " + out.name + ": a view of " + g.value(ins[0]).name +
+                            (p.columns.empty() ? " (no code)" : " (no code; columns are NHWC bytes)"));
+        } else if (n.op == "Conv") {
+            JANUS_TRY(auto a, attrs_of<ops::Conv::Attrs>(n.attrs, ops::Conv::schema, what));
+            if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1)
+                return make_error(what, "", "lower-conv-weights", "the weights must be a constant");
+            const Value& wv = g.value(n.inputs[1]);
+            if (in_place(0).form != Placement::Form::image || wv.type.shape.size() != 4)
+                return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
+            JANUS_TRY(auto geo, ops::Conv::geometry(types, a));
+            const auto& win = geo.conv.window;
+            const emit::ConvWindow cw{wv.type.shape[2],
+                                      wv.type.shape[3],
+                                      win.strides[0],
+                                      win.strides[1],
+                                      win.dilations[0],
+                                      win.dilations[1],
+                                      {win.pads_begin[0], win.pads_begin[1], win.pads_end[0], win.pads_end[1]},
+                                      geo.conv.groups};
+            const std::int64_t co = wv.type.shape[0];
+            JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, co, false, what));
+            std::vector<std::int32_t> bias;
+            if (n.inputs.size() > 2 && n.inputs[2] != no_value) {
+                const Value& bv = g.value(n.inputs[2]);
+                if (bv.kind != ValueKind::constant || bv.type.dtype != DType::i32)
+                    return make_error(what, "bias", "lower-conv-bias", "the bias must be a constant int32 tensor");
+                bias = const_data<std::int32_t>(bv);
+            }
+            const auto w = const_data<std::int8_t>(wv);
+            const Placement x = in_place(0);
+            const Placement y = place_output(k, form);
+            const bool depthwise = cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
+            L.log.push_back("node   " + node_what(g, k) + ": " + (depthwise ? "lower_depthwise" : "lower_conv"));
+            st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image())
+                           : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image());
+        } else if (n.op == "Gemm" || n.op == "MatMul") {
+            if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
+                ins[0] != n.inputs[0])
+                return make_error(what, "", "lower-matmul-operands",
+                                  "an activation times a constant weight on the right lowers; two activations, or "
+                                  "the weight on the left, are not lowered yet");
+            if (in_place(0).form != Placement::Form::matrix)
+                return make_error(what, "", "lower-layout", "the activation must be a matrix [M, K]");
+            const Value& wv = g.value(n.inputs[1]);
+            std::vector<std::int8_t> w = const_data<std::int8_t>(wv);
+            std::int64_t K = wv.type.shape[0], N = wv.type.shape[1];
+            Result<ops::MatMulQuantPlan> plan = make_error(what, "", "lower-matmul", "no plan");
+            std::vector<std::int32_t> bias;
+            if (n.op == "Gemm") {
+                JANUS_TRY(auto a, attrs_of<ops::Gemm::Attrs>(n.attrs, ops::Gemm::schema, what));
+                if (a.transA) return make_error(what, "transA", "lower-matmul-trans", "transA is not lowered yet");
+                if (a.transB) {  // the emitter takes B as [K, N]: transpose the constant
+                    std::swap(K, N);
+                    std::vector<std::int8_t> t(w.size());
+                    for (std::int64_t r = 0; r < K; ++r)
+                        for (std::int64_t c = 0; c < N; ++c)
+                            t[static_cast<std::size_t>(r * N + c)] = w[static_cast<std::size_t>(c * K + r)];
+                    w = std::move(t);
+                }
+                plan = ops::Gemm::plan(types, a, out.type);
+                if (plan.ok() && plan->add_c) {
+                    const Value& cv = g.value(n.inputs[2]);
+                    if (cv.kind != ValueKind::constant || cv.type.dtype != DType::i32 || cv.type.shape.size() != 1 ||
+                        cv.type.shape[0] != N || a.beta != a.alpha)
+                        return make_error(what, "C", "lower-matmul-bias",
+                                          "C lowers as a constant int32 [N] bias with beta == alpha");
+                    bias = const_data<std::int32_t>(cv);
+                }
+            } else {
+                plan = ops::MatMul::plan(types, out.type);
+            }
+            if (!plan.ok()) return fail(plan.error()).error();
+            const Placement x = in_place(0);
+            if (!x.columns.empty()) {  // the activation's columns are NHWC bytes: move the weight rows with them
+                const std::int64_t kp = x.physical_columns();
+                std::vector<std::int8_t> t(static_cast<std::size_t>(kp * N), 0);
+                for (std::int64_t r = 0; r < K; ++r)
+                    std::copy_n(&w[static_cast<std::size_t>(r * N)], N,
+                                &t[static_cast<std::size_t>(x.columns[static_cast<std::size_t>(r)] * N)]);
+                w = std::move(t);
+                K = kp;
+            }
+            const Placement y = place_output(k, form);
+            L.log.push_back("node   " + node_what(g, k) + ": lower_matmul K=" + std::to_string(K) +
+                            " N=" + std::to_string(N));
+            st = emit::lower_matmul(b, *plan, x.matrix(), w, K, N, y.matrix(), {}, bias);
+        } else if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" ||
+                   n.op == "GlobalMaxPool") {
+            if (in_place(0).form != Placement::Form::image)
+                return make_error(what, "", "lower-layout", "pooling lowers on [1, C, H, W] images");
+            const Placement x = in_place(0);
+            Result<ops::PoolPlan> plan = make_error(what, "", "lower-pool", "no plan");
+            if (n.op == "MaxPool") {
+                JANUS_TRY(auto a, attrs_of<ops::MaxPool::Attrs>(n.attrs, ops::MaxPool::schema, what));
+                plan = ops::MaxPool::plan(types[0], a, out.type);
+            } else if (n.op == "AveragePool") {
+                JANUS_TRY(auto a, attrs_of<ops::AveragePool::Attrs>(n.attrs, ops::AveragePool::schema, what));
+                plan = ops::AveragePool::plan(types[0], a, out.type);
+            } else if (n.op == "GlobalAveragePool") {
+                plan = ops::GlobalAveragePool::plan(types[0], {}, out.type);
+            } else {
+                plan = ops::GlobalMaxPool::plan(types[0], {}, out.type);
+            }
+            if (!plan.ok()) return fail(plan.error()).error();
+            const Placement y = place_output(k, form);
+            L.log.push_back("node   " + node_what(g, k) + ": lower_" + n.op);
+            if (n.op == "MaxPool")
+                st = emit::lower_max_pool(b, *plan, x.image(), y.image());
+            else if (n.op == "AveragePool")
+                st = emit::lower_average_pool(b, *plan, x.image(), y.image());
+            else if (n.op == "GlobalAveragePool")
+                st = emit::lower_global_average_pool(b, *plan, x.image(), y.image());
+            else
+                st = emit::lower_global_max_pool(b, *plan, x.image(), y.image());
+        } else if (n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Min" || n.op == "Max") {
+            // Each operand has the output's layout, or is a [1, C, 1, 1] image broadcast over the output's pixels
+            // (its one pixel, `pitch` bytes, repeated: a stride-0 row, seed A7).
+            const auto operand = [&](std::size_t i) -> std::optional<emit::DramTensor> {
+                const Placement x = in_place(i);
+                if (same_layout(x, form)) return x.flat();
+                if (x.form == Placement::Form::image && form.form == Placement::Form::image && x.h == 1 && x.w == 1 &&
+                    x.c == form.c && x.pitch == form.pitch)
+                    return emit::DramTensor{x.region, x.offset, x.pitch, 0};
+                return std::nullopt;
+            };
+            if (ins.size() != 2 || n.inputs.size() != 2 || !operand(0) || !operand(1))
+                return make_error(what, "", "lower-broadcast",
+                                  "elementwise ops lower on two activations of the output's layout, or one of them a "
+                                  "[1, C, 1, 1] broadcast over the pixels; other broadcasts and constant operands are "
+                                  "not lowered yet");
+            const auto& qa = *types[0].quant;
+            const auto& qb = *types[1].quant;
+            const auto& qy = *out.type.quant;
+            const emit::DramTensor x = *operand(0), z = *operand(1);
+            const Placement y = place_output(k, form);
+            L.log.push_back("node   " + node_what(g, k) + ": lower_binary");
+            const auto run = [&]<expr::BinOp Kind>() -> Status {
+                JANUS_TRY(auto plan, ops::plan_binary_quant<Kind>(qa, qb, qy, what));
+                return emit::lower_binary<Kind>(b, plan, x, z, y.flat());
+            };
+            st = n.op == "Add"   ? run.template operator()<expr::BinOp::add>()
+                 : n.op == "Sub" ? run.template operator()<expr::BinOp::sub>()
+                 : n.op == "Mul" ? run.template operator()<expr::BinOp::mul>()
+                 : n.op == "Min" ? run.template operator()<expr::BinOp::min>()
+                                 : run.template operator()<expr::BinOp::max>();
+        } else {
+            std::shared_ptr<const expr::Table256> table;
+            if (ins.size() == 1 && types[0].quant && out.type.quant) {
+                JANUS_TRY(table, unary_table(n, *types[0].quant, *out.type.quant, what));
+            }
+            if (!table)
+                return make_error(what, "", "lower-op",
+                                  n.op +
+                                      " on int8 is not lowered by janusc yet (see docs/emit_support.md for the "
+                                      "emitters; run it with --engine ref)");
+            const Placement x = in_place(0);
+            const Placement y = place_output(k, form);
+            L.log.push_back("node   " + node_what(g, k) + ": lower_lut");
+            st = emit::lower_lut(b, *table, x.flat(), y.flat());
+        }
+        JANUS_CHECK(fail(st));
+        for (; log_seen < b.log().size(); ++log_seen) L.log.push_back("  emit " + b.log()[log_seen]);
+        L.npu.push_back({k, begin, b.size()});
+        release_dead(k);
+    }
+    barrier_event.release();
+    barrier_lmem.release();
+    JANUS_TRY(L.program, b.finish());
+    L.input_bytes = in_at, L.output_bytes = out_at, L.scratch_peak = scratch.peak();
+    L.log.push_back("memory: input " + std::to_string(in_at) + " B, output " + std::to_string(out_at) +
+                    " B, scratch peak " + std::to_string(L.scratch_peak) + " B, constants " +
+                    std::to_string(L.program.weights.size()) + " B");
+    return L;
+}
+
+}  // namespace janus::graph
