@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <janus/graph/compile.hpp>
 #include <janus/graph/import_onnx.hpp>
 #include <janus/graph/parse.hpp>
 #include <janus/graph/passes.hpp>
@@ -155,6 +156,45 @@ TEST_CASE("verify_engines names the first node where the engines disagree") {
         graph::verify_engines(g, lower(g, false), in, janus_tools::kernel_by_name, janus_test::simulate);
     REQUIRE(!refused.ok());
     CHECK(refused.error().rule == "verify-intermediates");
+}
+
+TEST_CASE("a compiled package runs bit-identical to the reference, and its bytes are the same on every compile") {
+    for (const std::string stem : {"qdq_conv_relu", "qdq_uint8_add_sigmoid", "qop_conv_matmul", "mobilenet_v2_tiny"}) {
+        CAPTURE(stem);
+        const graph::Graph g = fixture(stem);
+        const auto pkg = graph::compile_package(g, lower(g, false));
+        REQUIRE_MESSAGE(pkg.ok(), (pkg.ok() ? std::string() : pkg.error().message()));
+        const auto bytes = package::write_package(*pkg, stem);
+        REQUIRE(bytes.ok());
+        const auto again = package::write_package(*graph::compile_package(g, lower(g, false)), stem);
+        CHECK(*again == *bytes);
+        const auto read = package::read_package(*bytes, stem + ".jpk");
+        REQUIRE_MESSAGE(read.ok(), (read.ok() ? std::string() : read.error().message()));
+        CHECK(*read == *pkg);
+        REQUIRE(read->inputs.size() == g.inputs.size());
+        for (std::size_t i = 0; i < g.inputs.size(); ++i) CHECK(read->inputs[i].name == g.value(g.inputs[i]).name);
+        CHECK(read->debug.size() + 1 >= lower(g, false).npu.size());  // every node with code (a view has none)
+        for (unsigned seed : {1u, 2u}) {
+            const auto in = graph::seeded_inputs(g, seed);
+            const auto ref = graph::run_reference(g, in, janus_tools::kernel_by_name);
+            REQUIRE(ref.ok());
+            const auto out = graph::run_package(*read, in, janus_tools::kernel_by_name, janus_test::simulate);
+            REQUIRE_MESSAGE(out.ok(), (out.ok() ? std::string() : out.error().message()));
+            REQUIRE(out->size() == ref->size());
+            for (std::size_t i = 0; i < ref->size(); ++i) {
+                CHECK((*out)[i].dtype == (*ref)[i].dtype);
+                CHECK(bytes_of((*out)[i]) == bytes_of((*ref)[i]));
+            }
+        }
+    }
+}
+
+TEST_CASE("a graph with host work inside the model is not packaged: the node is named") {
+    const graph::Graph g = fixture("qdq_float_tail");
+    const auto pkg = graph::compile_package(g, lower(g, false));
+    REQUIRE(!pkg.ok());
+    CHECK(pkg.error().rule == "package-host-op");
+    CHECK(pkg.error().message().find("(Softmax softmax)") != std::string::npos);
 }
 
 TEST_CASE("lowering refusals name the node and the rule") {

@@ -118,6 +118,33 @@ same "$T/ref2/output.npy" "$T/ref/output.npy" "run output with --dump-ir"
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref --dump-ir=before:x
 has "$T/err" "--dump-ir=before:x: error: expected after:import, after:all or after:PASS with PASS one of the passes [usage]"
 
+# 8c. run --engine npu (the default): lowered, simulated, the same bytes as the reference engine, on every fixture
+for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny; do
+    args=()
+    for f in "$FX/$m".in*.npy; do
+        k="${f##*.in}"; k="${k%.npy}"
+        name=$(case "$m:$k" in qdq_uint8_add_sigmoid:0) echo a;; qdq_uint8_add_sigmoid:1) echo b;; *) echo input;; esac)
+        args+=(-i "$name=$f")
+    done
+    run 0 "$J" run "$FX/$m.onnx" "${args[@]}" -o "$T/npu-$m"
+    has "$T/out" "npu: "
+    run 0 "$J" run "$FX/$m.onnx" "${args[@]}" -o "$T/ref-$m" --engine ref
+    for f in "$T/ref-$m"/*.npy; do same "$f" "$T/npu-$m/$(basename "$f")" "$m: npu output equals ref output"; done
+done
+same "$T/npu-mobilenet_v2_tiny/logits.npy" "$SRC/tests/janusc/golden/mobilenet_v2_tiny.logits.npy" "npu logits equal the golden file"
+
+# 8d. verify: both engines, every value compared, seeded or given inputs; a model the lowering refuses is exit 2
+run 0 "$J" verify "$FX/mobilenet_v2_tiny.onnx"
+has "$T/out" "verify: all 26 values bit-identical on both engines"
+has "$T/out" "node 22 GlobalAveragePool (gap) npu: gap_417 int8[1,320,1,1]"
+run 0 "$J" verify "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy"
+has "$T/out" "inputs from files"
+run 0 "$J" verify "$FX/qop_conv_matmul.onnx" --seed 7
+has "$T/out" "verify: all 5 values bit-identical on both engines"
+run 2 "$J" verify "$SRC/tests/onnx/bad_import/opset_11.onnx"
+has "$T/err" "[onnx-opset]"
+run 2 "$J" verify "$FX/qdq_conv_relu.onnx" --seed x
+
 # 9. run: bad input names the file and the rule, exit 2, no output written
 rm -rf "$T/none"
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_uint8_add_sigmoid.in0.npy" -o "$T/none" --engine ref
@@ -127,7 +154,7 @@ run 2 "$J" run "$FX/qdq_conv_relu.onnx" -o "$T/none" --engine ref
 has "$T/err" "qdq_conv_relu.onnx:input 'input': error: no file given for this graph input (-i input=FILE.npy) [usage]"
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i x="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref
 has "$T/err" "[known-input]"
-run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none"
+run 2 "$J" run "$FX/qdq_conv_relu.jpk" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none"
 has "$T/err" "[janusc-engine]"
 run 2 "$J" run "$SRC/tests/onnx/bad/truncated.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref
 has "$T/err" "truncated.onnx:byte 22: error: field 7 declares 1164 bytes but its message has 573 left [wire-length]"

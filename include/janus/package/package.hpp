@@ -768,6 +768,8 @@ constexpr bool conversion_ok(DType boundary, DType storage, bool quantized) {
     if (boundary == storage) return true;
     if (boundary == DType::f32)
         return quantized && (storage == DType::i8 || storage == DType::u8 || storage == DType::i32);
+    if ((boundary == DType::u8 && storage == DType::i8) || (boundary == DType::i8 && storage == DType::u8))
+        return quantized;  // the same real values: codes and zero point shifted by 128
     return boundary == DType::i64 && storage == DType::i32 && !quantized;
 }
 
@@ -872,7 +874,8 @@ Status transfer_io(Ar& ar, D& d, const std::string& what, std::uint64_t region_b
     JANUS_CHECK(ar.require(conversion_ok(d.dtype, d.storage, nq > 0), dtype_at, "io-dtype-conversion", [&] {
         return who + ": a " + std::string(dtype_name(d.dtype)) + " tensor stored as " +
                std::string(dtype_name(d.storage)) + (nq > 0 ? "" : " without quantization") +
-               "; the boundary converts float32 <-> quantized int8/uint8/int32 and int64 <-> int32 only";
+               "; the boundary converts float32 <-> quantized int8/uint8/int32, uint8 <-> quantized int8 and "
+               "int64 <-> int32 only";
     }));
     // layout: the axes sorted by stride must nest (no two elements share a byte) inside `size` bytes
     const bool empty = std::any_of(d.shape.begin(), d.shape.begin() + rank, [](std::int64_t x) { return x == 0; });
