@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: install what is needed, build the examples (Release), and run the bundled example networks.
-# Then janusc imports the bundled quantized MobileNetV2-style model (tests/onnx/fixtures/mobilenet_v2_tiny.onnx) and
-# runs it on the reference engine. (janusc compile / --engine npu come with the rest of issue 6.)
+# Then janusc imports the bundled quantized MobileNetV2-style model (tests/onnx/fixtures/mobilenet_v2_tiny.onnx),
+# lowers it to one vnpu program and runs it on the simulator (--engine npu), then verifies it: both engines on the
+# same inputs, every intermediate value compared bit for bit. (janusc compile, the .jpk package, is still to come.)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${root}"
@@ -20,4 +21,6 @@ echo
 echo
 fx=tests/onnx/fixtures
 ./build/gcc-release/janusc run "${fx}/mobilenet_v2_tiny.onnx" -i input="${fx}/mobilenet_v2_tiny.in0.npy" \
-    -o build/example-out --engine ref
+    -o build/example-out --engine npu
+echo
+./build/gcc-release/janusc verify "${fx}/mobilenet_v2_tiny.onnx" -i input="${fx}/mobilenet_v2_tiny.in0.npy"

@@ -174,6 +174,32 @@ TEST_CASE("a compiled package runs bit-identical to the reference, and its bytes
         REQUIRE(read->inputs.size() == g.inputs.size());
         for (std::size_t i = 0; i < g.inputs.size(); ++i) CHECK(read->inputs[i].name == g.value(g.inputs[i]).name);
         CHECK(read->debug.size() + 1 >= lower(g, false).npu.size());  // every node with code (a view has none)
+        // per-node cycles (janusc inspect): every node is charged, and the charges add up to the last node's end
+        {
+            std::vector<vnpu::Instr> code;
+            for (const auto w : read->code) code.push_back(*vnpu::decode(w));
+            vnpu::sim::Machine m;
+            m.dram[0] = read->weights;
+            m.dram[1].assign(read->scratch_bytes, 0);
+            m.dram[2].assign(read->input_bytes, 0);
+            m.dram[3].assign(read->output_bytes, 0);
+            std::vector<std::uint64_t> finished;
+            vnpu::sim::Options so;
+            so.finished = &finished;
+            const auto r = janus_test::simulate(code, m, so);
+            REQUIRE(!r.fault);
+            REQUIRE(finished.size() == code.size());
+            const auto cycles = graph::node_cycles(read->debug, finished);
+            REQUIRE(cycles.size() == read->debug.size());
+            std::uint64_t sum = 0, end = 0;
+            for (const auto c : cycles) {
+                CHECK(c > 0);
+                sum += c;
+            }
+            for (std::uint32_t pc = 0; pc < read->debug.back().last; ++pc) end = std::max(end, finished[pc]);
+            CHECK(sum == end);
+            CHECK(sum <= r.cycles);
+        }
         for (unsigned seed : {1u, 2u}) {
             const auto in = graph::seeded_inputs(g, seed);
             const auto ref = graph::run_reference(g, in, janus_tools::kernel_by_name);

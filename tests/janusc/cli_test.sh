@@ -145,6 +145,39 @@ run 2 "$J" verify "$SRC/tests/onnx/bad_import/opset_11.onnx"
 has "$T/err" "[onnx-opset]"
 run 2 "$J" verify "$FX/qdq_conv_relu.onnx" --seed x
 
+# 8e. compile: a package; run from it gives the npu engine's bytes; the same bytes from another directory; disasm,
+# --emit-asm and inspect; a failed compile writes nothing and leaves an existing package alone; a corrupt package
+run 0 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o "$T/m.jpk" --emit-asm "$T/m.s"
+has "$T/out" "24 nodes on the NPU, 2985 instructions"
+mkdir -p "$T/elsewhere3"
+(cd "$T/elsewhere3" && LC_ALL=C.UTF-8 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o m.jpk >/dev/null) \
+    || fail "compile from another directory"
+same "$T/elsewhere3/m.jpk" "$T/m.jpk" "package bytes from another directory and locale"
+run 0 "$J" run "$T/m.jpk" -i input="$FX/mobilenet_v2_tiny.in0.npy" -o "$T/pkg-out"
+same "$T/pkg-out/logits.npy" "$T/npu-mobilenet_v2_tiny/logits.npy" "run MODEL.jpk equals run MODEL.onnx"
+run 0 "$J" compile "$FX/qop_conv_matmul.onnx" -o "$T/q.jpk"
+run 0 "$J" disasm "$T/m.jpk" -o "$T/m2.s"
+same "$T/m2.s" "$T/m.s" "disasm MODEL.jpk equals compile --emit-asm"
+has "$T/m.s" "; node Conv_18 (Conv): instructions 0..111"
+run 0 "$J" asm "$T/m.s" -o "$T/m.bin"
+run 0 "$J" inspect "$T/m.jpk"
+has "$T/out" "toolchain: Janus"
+has "$T/out" "input  input: float32 at the boundary, int8 stored; shape [1,3,32,32] strides [16384,1,512,16]"
+has "$T/out" "Gemm classifier: 24 instructions"
+has "$T/out" "total: 2985 instructions"
+cp "$T/m.jpk" "$T/keep.jpk"
+run 2 "$J" compile "$FX/qdq_float_tail.onnx" -o "$T/keep.jpk"
+has "$T/err" "[package-host-op]"
+same "$T/keep.jpk" "$T/m.jpk" "a failed compile leaves the existing package alone"
+run 2 "$J" compile "$FX/qdq_float_tail.onnx" -o "$T/new.jpk"
+[ ! -e "$T/new.jpk" ] && ok || fail "a failed compile wrote a package"
+head -c 1000 "$T/m.jpk" >"$T/cut.jpk"
+run 2 "$J" run "$T/cut.jpk" -i input="$FX/mobilenet_v2_tiny.in0.npy" -o "$T/none"
+has "$T/err" "cut.jpk:"
+run 2 "$J" inspect "$T/cut.jpk"
+run 2 "$J" run "$T/m.jpk" -i input="$FX/mobilenet_v2_tiny.in0.npy" -o "$T/none" --engine ref
+has "$T/err" "a package runs on the NPU engine only"
+
 # 9. run: bad input names the file and the rule, exit 2, no output written
 rm -rf "$T/none"
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_uint8_add_sigmoid.in0.npy" -o "$T/none" --engine ref
@@ -155,7 +188,7 @@ has "$T/err" "qdq_conv_relu.onnx:input 'input': error: no file given for this gr
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i x="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref
 has "$T/err" "[known-input]"
 run 2 "$J" run "$FX/qdq_conv_relu.jpk" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none"
-has "$T/err" "[janusc-engine]"
+has "$T/err" "qdq_conv_relu.jpk: error: cannot open the file"
 run 2 "$J" run "$SRC/tests/onnx/bad/truncated.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref
 has "$T/err" "truncated.onnx:byte 22: error: field 7 declares 1164 bytes but its message has 573 left [wire-length]"
 run 2 "$J" run "$SRC/tests/onnx/bad_import/opset_11.onnx" -o "$T/none" --engine ref

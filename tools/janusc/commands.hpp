@@ -44,6 +44,23 @@ struct VerifyArgs {
 /// janusc verify: both engines on the same inputs, every value compared; names the first diverging node.
 int cmd_verify(const VerifyArgs& a);
 
+struct CompileArgs {
+    std::string model;
+    std::string output;    ///< MODEL.jpk
+    std::string emit_asm;  ///< also write the program as annotated assembly here
+    std::string dump_ir;
+    bool timings = false;
+};
+
+/// janusc compile: the model lowered and written as a package (atomically; nothing is written on an error).
+int cmd_compile(const CompileArgs& a);
+
+/// janusc inspect: a package's toolchain, memory map, I/O, and per-node instructions and cycles.
+int cmd_inspect(const std::string& path);
+
+/// janusc disasm MODEL.jpk: the package's program as annotated assembly (on stdout, or into `out`).
+int cmd_disasm_package(const std::string& path, const std::string& out);
+
 /// vnpu::sim::run, instantiated in main.cpp only (graph::SimulateFn).
 janus::vnpu::sim::Report simulate(std::span<const janus::vnpu::Instr> program, janus::vnpu::sim::Machine& machine,
                                   janus::vnpu::sim::Options options);

@@ -10,6 +10,12 @@
 //   janusc run MODEL.onnx -i NAME=FILE.npy [-i ...] -o OUTDIR [--engine npu|ref] [--dump-ir=after:PASS]
 //                                        run a model (lowered and simulated, or on the host reference kernels);
 //                                        writes OUTDIR/<output>.npy for every graph output
+//   janusc compile MODEL.onnx -o MODEL.jpk [--emit-asm FILE.s] [--dump-ir=after:PASS]
+//                                        lower and write a package (atomically; nothing on an error)
+//   janusc run MODEL.jpk -i NAME=FILE.npy [-i ...] -o OUTDIR
+//                                        run a compiled package on the simulator
+//   janusc disasm MODEL.jpk [-o FILE.s]  its program, annotated with the nodes
+//   janusc inspect MODEL.jpk             toolchain, memory map, I/O, per-node instructions and cycles
 //   janusc verify MODEL.onnx [-i NAME=FILE.npy ...] [--seed N]
 //                                        both engines, every value compared; names the first diverging node
 //
@@ -103,6 +109,7 @@ int cmd_asm(const std::string& in, const std::string& out) {
 }
 
 int cmd_disasm(const std::string& in, const std::string& out) {
+    if (fs::path(in).extension() == ".jpk") return janusc::cmd_disasm_package(in, out);
     auto bytes = read_file(in);
     if (!bytes) return fail(bytes.error());
     auto words = words_of(*bytes, in);
@@ -188,8 +195,8 @@ int main(int argc, char** argv) {
     a->add_option("-o,--output", asm_out, "output file (.bin)")->required();
 
     std::string dis_in, dis_out;
-    auto* d = app.add_subcommand("disasm", "print canonical assembly for instruction words");
-    d->add_option("file", dis_in, "instruction words (.bin)")->required();
+    auto* d = app.add_subcommand("disasm", "print canonical assembly for instruction words or a package's program");
+    d->add_option("file", dis_in, "instruction words (.bin), or a package (.jpk)")->required();
     d->add_option("-o,--output", dis_out, "output file (default: standard output)");
 
     std::string doc_update;
@@ -210,13 +217,25 @@ int main(int argc, char** argv) {
 
     janusc::RunArgs r;
     auto* run = app.add_subcommand("run", "run an ONNX model on an engine; writes OUTDIR/<output>.npy per output");
-    run->add_option("model", r.model, "the model (.onnx)")->required();
+    run->add_option("model", r.model, "the model (.onnx), or a compiled package (.jpk)")->required();
     run->add_option("-i,--input", r.inputs, "NAME=FILE.npy for each graph input");
     run->add_option("-o,--output-dir", r.outdir, "directory for the outputs (created if missing)")->required();
     run->add_option("--engine", r.engine, "npu (default: compile and simulate) or ref (host reference kernels)")
         ->check(CLI::IsMember({"npu", "ref"}));
     run->add_option("--dump-ir", r.dump_ir, "print the IR after:import, after:PASS or after:all (compact constants)");
     run->add_flag("--timings", r.timings, "print the wall time of each phase on stderr");
+
+    janusc::CompileArgs c;
+    auto* compile = app.add_subcommand("compile", "compile an ONNX model into a vnpu package (.jpk)");
+    compile->add_option("model", c.model, "the model (.onnx)")->required();
+    compile->add_option("-o,--output", c.output, "the package to write (.jpk)")->required();
+    compile->add_option("--emit-asm", c.emit_asm, "also write the program as assembly, annotated with its nodes");
+    compile->add_option("--dump-ir", c.dump_ir, "print the IR after:import, after:PASS or after:all");
+    compile->add_flag("--timings", c.timings, "print the wall time of each phase on stderr");
+
+    std::string inspect_in;
+    auto* inspect = app.add_subcommand("inspect", "a package's toolchain, memory map, I/O and per-node cycles");
+    inspect->add_option("package", inspect_in, "the package (.jpk)")->required();
 
     janusc::VerifyArgs v;
     auto* verify = app.add_subcommand(
@@ -237,6 +256,8 @@ int main(int argc, char** argv) {
         if (doc->parsed()) return cmd_isa_doc(doc_update);
         if (run->parsed()) return janusc::cmd_run(r);
         if (verify->parsed()) return janusc::cmd_verify(v);
+        if (compile->parsed()) return janusc::cmd_compile(c);
+        if (inspect->parsed()) return janusc::cmd_inspect(inspect_in);
         return cmd_sim(s);
     } catch (const std::exception& e) {
         std::cerr << "janusc: internal error: " << e.what() << " (please report it)\n";

@@ -1,5 +1,6 @@
 // janusc run and verify: import an ONNX model, read its inputs from .npy files, run it on the host reference or
 // lowered to the vnpu and simulated, write one .npy per graph output; or run both engines and compare every value.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -9,11 +10,14 @@
 #include <string>
 #include <vector>
 
+#include <janus/core/file.hpp>
+#include <janus/graph/compile.hpp>
 #include <janus/graph/execute.hpp>
 #include <janus/graph/import_onnx.hpp>
 #include <janus/graph/passes.hpp>
 #include <janus/graph/run_npu.hpp>
 #include <janus/io/tensor_npy.hpp>
+#include <janus/package/file.hpp>
 
 #include "commands.hpp"
 #include "kernels.hpp"
@@ -55,9 +59,6 @@ private:
 
 /// Read, import and optimize a model; --dump-ir prints the IR after the named pass.
 janus::Result<graph::Graph> load_model(const std::string& path, const std::string& dump_ir, Phases& phase) {
-    if (fs::path(path).extension() == ".jpk")
-        return make_error(path, "", "janusc-engine",
-                          "running a .jpk package needs janusc compile, which is not finished yet; give the .onnx");
     JANUS_TRY(auto model, janus::onnx::read_model_file(path));
     phase("read");
     JANUS_TRY(graph::Graph g, graph::import_onnx(model, path));
@@ -81,37 +82,86 @@ janus::Result<graph::Graph> load_model(const std::string& path, const std::strin
     return g;
 }
 
-/// -i NAME=FILE.npy, every graph input exactly once, each of the input's declared dtype and shape.
-janus::Result<std::vector<janus::Tensor>> read_inputs(const graph::Graph& g, const std::vector<std::string>& specs,
-                                                      const std::string& model) {
+/// A model input as the command line sees it: its name, dtype and shape.
+struct InputSpec {
+    std::string name;
+    janus::DType dtype;
+    std::vector<std::int64_t> shape;
+};
+
+std::vector<InputSpec> input_specs(const graph::Graph& g) {
+    std::vector<InputSpec> r;
+    for (graph::ValueId v : g.inputs) {
+        const auto& val = g.value(v);
+        std::vector<std::int64_t> shape;
+        for (int k = 0; k < val.type.shape.size(); ++k) shape.push_back(val.type.shape[k]);
+        r.push_back({val.name, val.type.dtype, shape});
+    }
+    return r;
+}
+
+std::vector<InputSpec> input_specs(const janus::package::Package& p) {
+    std::vector<InputSpec> r;
+    for (const auto& d : p.inputs) r.push_back({d.name, d.dtype, d.shape});
+    return r;
+}
+
+/// -i NAME=FILE.npy, every model input exactly once, each of the input's declared dtype and shape.
+janus::Result<std::vector<janus::Tensor>> read_inputs(const std::vector<InputSpec>& want,
+                                                      const std::vector<std::string>& specs, const std::string& model) {
     std::map<std::string, std::string> files;
     for (const std::string& spec : specs) {
         const auto eq = spec.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
             return make_error("-i " + spec, "", "usage", "an input is given as NAME=FILE.npy");
         const std::string name = spec.substr(0, eq);
-        if (g.find(name) == graph::no_value || g.value(g.find(name)).kind != graph::ValueKind::input)
+        if (std::none_of(want.begin(), want.end(), [&](const InputSpec& w) { return w.name == name; }))
             return make_error("-i " + spec, "", "known-input", "the model has no graph input '" + name + "'");
         if (!files.emplace(name, spec.substr(eq + 1)).second)
             return make_error("-i " + spec, "", "usage", "input '" + name + "' is given twice");
     }
     std::vector<janus::Tensor> in;
-    for (graph::ValueId v : g.inputs) {
-        const auto& val = g.value(v);
-        const auto it = files.find(val.name);
+    for (const InputSpec& w : want) {
+        const auto it = files.find(w.name);
         if (it == files.end())
-            return make_error(model, "input '" + val.name + "'", "usage",
-                              "no file given for this graph input (-i " + val.name + "=FILE.npy)");
+            return make_error(model, "input '" + w.name + "'", "usage",
+                              "no file given for this graph input (-i " + w.name + "=FILE.npy)");
         JANUS_TRY(auto arr, janus::io::read_npy_file(it->second));
-        std::vector<std::int64_t> want;
-        for (int k = 0; k < val.type.shape.size(); ++k) want.push_back(val.type.shape[k]);
-        if (arr.dtype != val.type.dtype || arr.shape != want)
+        if (arr.dtype != w.dtype || arr.shape != w.shape)
             return make_error(it->second, "", "input-type",
-                              "graph input '" + val.name + "' is " + janus::io::describe_type(val.type.dtype, want) +
+                              "graph input '" + w.name + "' is " + janus::io::describe_type(w.dtype, w.shape) +
                                   " but the file holds " + janus::io::describe_type(arr));
         in.push_back(janus::io::to_tensor(arr));
     }
     return in;
+}
+
+/// Write every output as OUTDIR/<name>.npy, each atomically, after all of them are computed.
+int write_outputs(const std::vector<std::string>& names, const std::vector<janus::Tensor>& out,
+                  const std::string& outdir) {
+    std::error_code ec;
+    fs::create_directories(outdir, ec);
+    if (ec) return fail(make_error(outdir, "", "file-writable", "cannot create the directory: " + ec.message()));
+    std::set<std::string> written;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        const std::string file = file_name_of(names[k]);
+        if (!written.insert(file).second)
+            return fail(
+                make_error(outdir + "/" + file, "", "file-writable", "two graph outputs map to the same file name"));
+        const auto arr = janus::io::to_npy(out[k]);
+        const std::string path = (fs::path(outdir) / file).string();
+        const auto s = janus::io::write_npy_file(path, arr);
+        if (!s) return fail(s.error());
+        std::cout << names[k] << ": " << janus::io::describe_type(arr) << " -> " << path << "\n";
+    }
+    return exit_ok;
+}
+
+/// A package file with a valid toolchain (run, disasm) or any toolchain (inspect reports it).
+janus::Result<janus::package::Package> read_package(const std::string& path, bool check_toolchain = true) {
+    janus::package::ReadOptions o;
+    o.check_toolchain = check_toolchain;
+    return janus::package::read_package_file(path, o);
 }
 
 /// Lower for the NPU; a refusal is the model's (exit 2), a faulting or racy program the compiler's (exit 3).
@@ -149,9 +199,31 @@ std::size_t host_nodes(const graph::Graph& g) {
 
 int cmd_run(const RunArgs& a) {
     Phases phase(a.timings);
+    if (fs::path(a.model).extension() == ".jpk") {  // a compiled package: the NPU engine only
+        if (a.engine != "npu" || !a.dump_ir.empty())
+            return fail(make_error(a.model, "", "usage",
+                                   "a package runs on the NPU engine only, and has no IR to dump (give the .onnx)"));
+        auto p = read_package(a.model);
+        if (!p) return fail(p.error());
+        phase("read");
+        auto in = read_inputs(input_specs(*p), a.inputs, a.model);
+        if (!in) return fail(in.error());
+        std::cout << "package " << a.model << ": " << p->code.size() << " instructions, engine npu\n";
+        phase("inputs");
+        janus::vnpu::sim::Report report;
+        auto out = graph::run_package(*p, *in, janus_tools::kernel_by_name, janusc::simulate, &report);
+        if (!out) return run_error(out.error());
+        phase("simulate");
+        std::cout << "npu: " << report.cycles << " cycles\n";
+        std::vector<std::string> names;
+        for (const auto& d : p->outputs) names.push_back(d.name);
+        const int rc = write_outputs(names, *out, a.outdir);
+        phase("write");
+        return rc;
+    }
     auto g = load_model(a.model, a.dump_ir, phase);
     if (!g) return fail(g.error());
-    auto in = read_inputs(*g, a.inputs, a.model);
+    auto in = read_inputs(input_specs(*g), a.inputs, a.model);
     if (!in) return fail(in.error());
     std::cout << "model " << a.model << ": " << g->nodes.size() << " nodes (" << host_nodes(*g)
               << " float ops on the host), engine " << a.engine << "\n";
@@ -172,25 +244,132 @@ int cmd_run(const RunArgs& a) {
         std::cout << npu_summary(*l, r->report) << "\n";
         out = std::move(r->outputs);
     }
-
-    // everything is computed: now write, each file atomically
-    std::error_code ec;
-    fs::create_directories(a.outdir, ec);
-    if (ec) return fail(make_error(a.outdir, "", "file-writable", "cannot create the directory: " + ec.message()));
-    std::set<std::string> written;
-    for (std::size_t k = 0; k < g->outputs.size(); ++k) {
-        const std::string file = file_name_of(g->value(g->outputs[k]).name);
-        if (!written.insert(file).second)
-            return fail(
-                make_error(a.outdir + "/" + file, "", "file-writable", "two graph outputs map to the same file name"));
-        const auto arr = janus::io::to_npy(out[k]);
-        const std::string path = (fs::path(a.outdir) / file).string();
-        const auto s = janus::io::write_npy_file(path, arr);
-        if (!s) return fail(s.error());
-        std::cout << g->value(g->outputs[k]).name << ": " << janus::io::describe_type(arr) << " -> " << path << "\n";
-    }
+    std::vector<std::string> names;
+    for (graph::ValueId v : g->outputs) names.push_back(g->value(v).name);
+    const int rc = write_outputs(names, out, a.outdir);
     phase("write");
+    return rc;
+}
+
+int cmd_compile(const CompileArgs& a) {
+    Phases phase(a.timings);
+    auto g = load_model(a.model, a.dump_ir, phase);
+    if (!g) return fail(g.error());
+    auto l = graph::lower_graph(*g);
+    if (!l) return fail(l.error());
+    phase("lower");
+    auto p = graph::compile_package(*g, *l);
+    if (!p) return fail(p.error());
+    auto bytes = janus::package::write_package(*p, a.output);
+    if (!bytes) return fail(bytes.error(), exit_internal);  // the compiler built a package its own format refuses
+    phase("package");
+    // everything is built: now write, each file atomically (the package last: its presence means success)
+    if (!a.emit_asm.empty()) {
+        std::vector<janus::vnpu::Instr> code(l->program.code.begin(), l->program.code.end());
+        const std::string text = graph::annotated_assembly(code, p->debug);
+        const auto s = janus::write_file_atomic(
+            a.emit_asm, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), "file-writable");
+        if (!s) return fail(s.error());
+    }
+    const auto s = janus::write_file_atomic(a.output, *bytes, "package-write");
+    if (!s) return fail(s.error());
+    phase("write");
+    std::cout << "compiled " << a.model << " -> " << a.output << ": " << bytes->size() << " bytes; " << l->npu.size()
+              << " nodes on the NPU, " << p->code.size() << " instructions, constants " << p->weights.size()
+              << " B, scratch " << p->scratch_bytes << " B, input " << p->input_bytes << " B, output "
+              << p->output_bytes << " B\n";
     return exit_ok;
+}
+
+int cmd_disasm_package(const std::string& path, const std::string& out) {
+    auto p = read_package(path);
+    if (!p) return fail(p.error());
+    std::vector<janus::vnpu::Instr> code;
+    for (std::size_t k = 0; k < p->code.size(); ++k) {
+        auto in = janus::vnpu::decode(p->code[k], path + ":word " + std::to_string(k));
+        if (!in) return fail(in.error());
+        code.push_back(*in);
+    }
+    const std::string text = graph::annotated_assembly(code, p->debug);
+    if (out.empty()) {
+        std::cout << text;
+        return exit_ok;
+    }
+    const auto s = janus::write_file_atomic(
+        out, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), "file-writable");
+    return s ? exit_ok : fail(s.error());
+}
+
+int cmd_inspect(const std::string& path) {
+    auto p = read_package(path, false);
+    if (!p) return fail(p.error());
+    namespace pk = janus::package;
+    const auto& t = p->toolchain;
+    std::cout << "package " << path << "\n";
+    std::cout << "toolchain: Janus " << t.version << ", instruction set " << pk::detail::hex(t.isa_hash)
+              << (t.isa_hash == pk::current_isa_hash
+                      ? " (this build's)"
+                      : " (NOT this build's " + pk::detail::hex(pk::current_isa_hash) + ": it cannot run here)")
+              << "\n";
+    std::cout << "regions: weights " << p->weights.size() << " B, scratch " << p->scratch_bytes << " B, input "
+              << p->input_bytes << " B, output " << p->output_bytes << " B\n";
+    const auto io = [](const char* kind, const pk::IoDesc& d) {
+        std::cout << "  " << kind << " " << d.name << ": " << janus::dtype_name(d.dtype) << " at the boundary, "
+                  << janus::dtype_name(d.storage) << " stored; shape [";
+        for (std::size_t k = 0; k < d.shape.size(); ++k) std::cout << (k ? "," : "") << d.shape[k];
+        std::cout << "] strides [";
+        for (std::size_t k = 0; k < d.strides.size(); ++k) std::cout << (k ? "," : "") << d.strides[k];
+        std::cout << "] bytes @" << d.offset << " +" << d.size;
+        if (d.quant.scales.size() == 1)
+            std::cout << "; s=" << pk::detail::shortest(d.quant.scales[0]) << " zp=" << d.quant.zero_points[0];
+        else if (d.quant.scales.size() > 1)
+            std::cout << "; per-axis along " << d.quant.axis << " (" << d.quant.scales.size() << " entries)";
+        std::cout << "\n";
+    };
+    std::cout << "io:\n";
+    for (const auto& d : p->inputs) io("input ", d);
+    for (const auto& d : p->outputs) io("output", d);
+    std::cout << "buffers:\n";
+    for (const auto& b : p->buffers)
+        std::cout << "  " << pk::buffer_kind_name(b.kind) << " " << b.name << ": region "
+                  << (pk::buffer_region(b.kind) == pk::region_weights ? "weights" : "scratch") << " @" << b.offset
+                  << " +" << b.size << "\n";
+    if (t.isa_hash != pk::current_isa_hash) return exit_ok;  // the words cannot be decoded by this build
+
+    // per-node cycles: one run with the timing model (data-independent) on 0x5A-filled inputs
+    std::vector<janus::vnpu::Instr> code;
+    for (std::size_t k = 0; k < p->code.size(); ++k) {
+        auto in = janus::vnpu::decode(p->code[k], path + ":word " + std::to_string(k));
+        if (!in) return fail(in.error());
+        code.push_back(*in);
+    }
+    janus::vnpu::sim::Machine m;
+    m.dram[0] = p->weights;
+    m.dram[1].assign(p->scratch_bytes, 0x5A);
+    m.dram[2].assign(p->input_bytes, 0x5A);
+    m.dram[3].assign(p->output_bytes, 0x5A);
+    std::vector<std::uint64_t> finished;
+    janus::vnpu::sim::Options so;
+    so.name = path;
+    so.finished = &finished;
+    const auto r = janusc::simulate(code, m, so);
+    if (r.fault) return fail(*r.fault, exit_internal);
+    const auto cycles = graph::node_cycles(p->debug, finished);
+    std::cout
+        << "nodes (instructions, cycles on the timing model; the kernel barrier before a node is charged to it):\n";
+    for (std::size_t i = 0; i < p->debug.size(); ++i) {
+        const auto& e = p->debug[i];
+        std::cout << "  " << e.op_type << " " << (e.node.empty() ? "(unnamed)" : e.node) << ": " << e.last - e.first
+                  << " instructions [" << e.first << ", " << e.last << "), " << cycles[i] << " cycles ("
+                  << percent(cycles[i], r.cycles) << ")\n";
+    }
+    std::cout << "total: " << p->code.size() << " instructions, " << r.cycles << " cycles, busy";
+    for (int u = 1; u < janus::vnpu::sim::n_units; ++u)
+        std::cout << (u > 1 ? "," : "") << " " << janus::vnpu::unit_name(static_cast<janus::vnpu::Unit>(u)) << " "
+                  << percent(r.units[static_cast<std::size_t>(u)].busy, r.cycles);
+    std::cout << "; " << r.macs << " MACs" << (r.races.empty() ? "" : "; RACES: " + std::to_string(r.races.size()))
+              << "\n";
+    return r.races.empty() ? exit_ok : exit_mismatch;
 }
 
 int cmd_verify(const VerifyArgs& a) {
@@ -201,7 +380,7 @@ int cmd_verify(const VerifyArgs& a) {
     if (a.inputs.empty()) {
         in = graph::seeded_inputs(*g, a.seed);
     } else {
-        auto r = read_inputs(*g, a.inputs, a.model);
+        auto r = read_inputs(input_specs(*g), a.inputs, a.model);
         if (!r) return fail(r.error());
         in = std::move(*r);
     }

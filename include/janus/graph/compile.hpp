@@ -17,6 +17,7 @@
 //     the reference engine runs), places it by its strides, runs the program once, and converts the outputs back
 //     (DequantizeLinear, Requantize). A fault or a race is an error (npu-fault, npu-race).
 // Both are deterministic: the same graph gives the same package bytes (seed D8).
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -270,6 +271,37 @@ inline Result<std::vector<Tensor>> run_package(const package::Package& p, std::s
         out.push_back(std::move(y));
     }
     return out;
+}
+
+/// The program as assembly text (vnpu::print), with a `; node NAME (OP)` comment line before the instructions of
+/// each debug entry: `janusc disasm MODEL.jpk` and `compile --emit-asm`. Comments do not change what it assembles to.
+inline std::string annotated_assembly(std::span<const vnpu::Instr> code, std::span<const package::DebugEntry> debug) {
+    std::string s;
+    std::size_t d = 0;
+    for (std::size_t pc = 0; pc < code.size(); ++pc) {
+        for (; d < debug.size() && debug[d].first == pc; ++d)
+            s += "; node " + (debug[d].node.empty() ? std::string("(unnamed)") : debug[d].node) + " (" +
+                 debug[d].op_type + "): instructions " + std::to_string(debug[d].first) + ".." +
+                 std::to_string(debug[d].last) + "\n";
+        s += vnpu::print(code[pc]) + "\n";
+    }
+    return s;
+}
+
+/// Cycles per debug entry from a run with Options::finished: entry i ends at the last completion among its
+/// instructions and is charged from the end of entry i-1 (0 for the first). The kernel barrier between entries
+/// serializes them, so the charges add up to the last entry's end; what follows it (halt) is not charged.
+inline std::vector<std::uint64_t> node_cycles(std::span<const package::DebugEntry> debug,
+                                              std::span<const std::uint64_t> finished) {
+    std::vector<std::uint64_t> r;
+    std::uint64_t prev = 0;
+    for (const auto& e : debug) {
+        std::uint64_t end = prev;
+        for (std::uint32_t pc = e.first; pc < e.last && pc < finished.size(); ++pc) end = std::max(end, finished[pc]);
+        r.push_back(end - prev);
+        prev = end;
+    }
+    return r;
 }
 
 }  // namespace janus::graph

@@ -65,6 +65,9 @@ struct Options {
     std::uint64_t max_instructions = std::uint64_t{1} << 32;  ///< SEQ steps before "instruction-limit"
     bool detect_races = true;
     std::size_t max_races = 64;                       ///< distinct race reports kept
+    /// When set: resized to the program, entry pc = the last cycle instruction pc completed (SEQ instructions: the
+    /// cycle they executed); 0 for instructions that never ran. Per-node cycles (janusc inspect) come from it.
+    std::vector<std::uint64_t>* finished = nullptr;
 };
 
 struct UnitStats {
@@ -152,6 +155,7 @@ public:
     Simulator(std::span<const Instr> program, Machine& machine, Options options)
         : prog_(program), m_(machine), opt_(std::move(options)) {
         shadow_.limit = opt_.max_races;
+        if (opt_.finished) opt_.finished->assign(prog_.size(), 0);
         if (opt_.detect_races) shadow_.reset(m_);
     }
 
@@ -548,6 +552,7 @@ private:
             Work& w = *s.current;
             execute(w);
             if (rep_.fault) return;
+            if (opt_.finished) (*opt_.finished)[w.pc] = t_;
             if (w.in->signal && !signal(w.pc, *w.in->signal, w.clock)) return;
             s.current.reset();
         }
@@ -630,6 +635,7 @@ private:
                     events_[static_cast<std::size_t>(e)].pop_front();
                 }
             if (!exec_seq(in)) return Step::done;
+            if (opt_.finished) (*opt_.finished)[pc_] = t_;
             if (in.signal && !signal(pc_, *in.signal, seq_clock_)) return Step::done;
             if (r.sem == Sem::sync)
                 for (int e = 0; e < 16; ++e)
