@@ -96,6 +96,14 @@ TEST_CASE("scratch is reused on MobileNetV2-tiny, and the lowering is determinis
     CHECK(a.program.code == b.program.code);
     CHECK(a.program.weights == b.program.weights);
     CHECK(a.log == b.log);
+    // the dump after lowering (seed B4): every NPU value with its logical type and its physical layout, and it
+    // still parses as IR (the layout lines are comments)
+    const std::string layout = graph::layout_text(g, a);
+    CHECK(layout.find("%conv_87: int8[1,48,16,16] q(int8 s=0.0235294122 zp=-128) -> scratch @8192 +12288 B: NHWC "
+                      "16x16x48, pixels 48 B apart") != std::string::npos);
+    const auto reparsed = graph::parse(graph::print(g, true) + layout, "dump.ir");
+    REQUIRE_MESSAGE(reparsed.ok(), (reparsed.ok() ? std::string() : reparsed.error().message()));
+    CHECK(graph::print(*reparsed, true) == graph::print(g, true));
     // the debug map covers the program: NPU nodes in order, and between two kernels only the barrier (markers on
     // the four units signalling one event, then four SEQ syncs on it); the program ends with halt
     std::size_t at = 0, barriers = 0;

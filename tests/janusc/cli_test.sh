@@ -116,7 +116,9 @@ sed '/^model /d; / -> /d' "$T/out" >"$T/dump.txt"  # the IR only: the run summar
 golden "$T/dump.txt" qdq_conv_relu.dump.txt
 same "$T/ref2/output.npy" "$T/ref/output.npy" "run output with --dump-ir"
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref --dump-ir=before:x
-has "$T/err" "--dump-ir=before:x: error: expected after:import, after:all or after:PASS with PASS one of the passes [usage]"
+has "$T/err" "--dump-ir=before:x: error: expected after:import, after:all or after:PASS with PASS one of the passes (after:lower needs the NPU engine) [usage]"
+run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref --dump-ir=after:lower
+has "$T/err" "(after:lower needs the NPU engine) [usage]"
 
 # 8c. run --engine npu (the default): lowered, simulated, the same bytes as the reference engine, on every fixture
 for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny; do
@@ -149,6 +151,13 @@ run 2 "$J" verify "$FX/qdq_conv_relu.onnx" --seed x
 # --emit-asm and inspect; a failed compile writes nothing and leaves an existing package alone; a corrupt package
 run 0 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o "$T/m.jpk" --emit-asm "$T/m.s"
 has "$T/out" "24 nodes on the NPU, 2985 instructions"
+run 0 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o "$T/m-dump.jpk" --dump-ir=after:lower
+has "$T/out" "; after lower"
+has "$T/out" ";   %q_3: int8[1,3,32,32] q(int8 s=0.00784313772 zp=-1) -> input @0 +16384 B: NHWC 32x32x3, pixels 16 B apart"
+has "$T/out" ";   %conv_17: int8[1,8,16,16] q(int8 s=0.0235294122 zp=-128) -> scratch @0 +4096 B: NHWC 16x16x8, pixels 16 B apart"
+has "$T/out" ";   %flat_424: int8[1,320] q(int8 s=0.0235294122 zp=-128) -> scratch @1408 +320 B: 1 row of 320, 320 B apart"
+has "$T/out" "; on the host: QuantizeLinear (Q_5) DequantizeLinear (graph output logits)"
+same "$T/m-dump.jpk" "$T/m.jpk" "the package with --dump-ir"
 mkdir -p "$T/elsewhere3"
 (cd "$T/elsewhere3" && LC_ALL=C.UTF-8 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o m.jpk >/dev/null) \
     || fail "compile from another directory"

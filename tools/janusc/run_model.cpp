@@ -57,8 +57,16 @@ private:
     clock::time_point mark_ = clock::now();
 };
 
-/// Read, import and optimize a model; --dump-ir prints the IR after the named pass.
-janus::Result<graph::Graph> load_model(const std::string& path, const std::string& dump_ir, Phases& phase) {
+/// The IR and its layout after lowering (--dump-ir=after:lower or after:all).
+void dump_lowered(const std::string& dump, const graph::Graph& g, const graph::LoweredGraph& l) {
+    if (dump == "lower" || dump == "all")
+        std::cout << "; after lower\n" << graph::print(g, false) << graph::layout_text(g, l);
+}
+
+/// Read, import and optimize a model; --dump-ir prints the IR after the named step (`dump` gets the step's name:
+/// the caller prints after:lower).
+janus::Result<graph::Graph> load_model(const std::string& path, const std::string& dump_ir, Phases& phase,
+                                       std::string* dump_step = nullptr, bool lowers = false) {
     JANUS_TRY(auto model, janus::onnx::read_model_file(path));
     phase("read");
     JANUS_TRY(graph::Graph g, graph::import_onnx(model, path));
@@ -68,10 +76,14 @@ janus::Result<graph::Graph> load_model(const std::string& path, const std::strin
     if (!dump_ir.empty()) {
         bool known = dump_ir == "after:import" || dump_ir == "after:all";
         for (const auto& p : graph::all_passes) known = known || dump_ir == "after:" + std::string(p.name);
+        known = known || (lowers && dump_ir == "after:lower");
         if (dump_ir.rfind("after:", 0) != 0 || !known)
             return make_error("--dump-ir=" + dump_ir, "", "usage",
-                              "expected after:import, after:all or after:PASS with PASS one of the passes");
+                              std::string("expected after:import, after:all") + (lowers ? ", after:lower" : "") +
+                                  " or after:PASS with PASS one of the passes" +
+                                  (lowers ? "" : " (after:lower needs the NPU engine)"));
         dump = dump_ir.substr(6);
+        if (dump_step) *dump_step = dump;
     }
     if (dump == "import" || dump == "all") std::cout << "; after import\n" << graph::print(g, false);
     graph::PassLog log;
@@ -221,7 +233,8 @@ int cmd_run(const RunArgs& a) {
         phase("write");
         return rc;
     }
-    auto g = load_model(a.model, a.dump_ir, phase);
+    std::string dump;
+    auto g = load_model(a.model, a.dump_ir, phase, &dump, a.engine == "npu");
     if (!g) return fail(g.error());
     auto in = read_inputs(input_specs(*g), a.inputs, a.model);
     if (!in) return fail(in.error());
@@ -238,6 +251,7 @@ int cmd_run(const RunArgs& a) {
         auto l = graph::lower_graph(*g);
         if (!l) return fail(l.error());
         phase("lower");
+        dump_lowered(dump, *g, *l);
         auto r = graph::run_npu(*g, *l, *in, janus_tools::kernel_by_name, janusc::simulate);
         if (!r) return run_error(r.error());
         phase("simulate");
@@ -253,11 +267,13 @@ int cmd_run(const RunArgs& a) {
 
 int cmd_compile(const CompileArgs& a) {
     Phases phase(a.timings);
-    auto g = load_model(a.model, a.dump_ir, phase);
+    std::string dump;
+    auto g = load_model(a.model, a.dump_ir, phase, &dump, true);
     if (!g) return fail(g.error());
     auto l = graph::lower_graph(*g);
     if (!l) return fail(l.error());
     phase("lower");
+    dump_lowered(dump, *g, *l);
     auto p = graph::compile_package(*g, *l);
     if (!p) return fail(p.error());
     auto bytes = janus::package::write_package(*p, a.output);

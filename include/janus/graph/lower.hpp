@@ -66,6 +66,18 @@ struct Placement {
         return (i % (h * w)) * pitch + i / (h * w);
     }
     friend bool operator==(const Placement&, const Placement&) = default;
+    /// "scratch @4096 +4096 B: NHWC 16x16x8, pixels 16 B apart" (IR dumps and the lowering log).
+    std::string str() const {
+        static constexpr const char* regions[] = {"weights", "scratch", "input", "output"};
+        std::string s =
+            std::string(regions[region & 3]) + " @" + std::to_string(offset) + " +" + std::to_string(bytes()) + " B: ";
+        if (form == Form::image)
+            return s + "NHWC " + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) + ", pixels " +
+                   std::to_string(pitch) + " B apart";
+        s += std::to_string(h) + " row" + (h == 1 ? "" : "s") + " of " + std::to_string(c) + ", " +
+             std::to_string(pitch) + " B apart";
+        return columns.empty() ? s : s + ", column c*H*W+p at byte p*pixel pitch+c (a flattened NHWC image)";
+    }
 };
 
 /// Do two placements store the same logical elements at the same relative bytes (so that an elementwise op may
@@ -265,8 +277,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             in_at += emit::round16(q.bytes());
             p = q;
             L.segment_inputs.push_back(x);
-            L.log.push_back("input  " + g.value(x).name + ": region input @" + std::to_string(q.offset) + ", " +
-                            std::to_string(q.bytes()) + " B");
+            L.log.push_back("input  " + g.value(x).name + ": " + q.str());
         }
     }
 
@@ -286,13 +297,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             p.region = 1, p.offset = scratch.allocate(p.bytes());
         }
         L.placement[static_cast<std::size_t>(o)] = p;
-        L.log.push_back(
-            "value  " + g.value(o).name + ": region " + std::string(p.region == 3 ? "output" : "scratch") + " @" +
-            std::to_string(p.offset) + ", " + std::to_string(p.bytes()) + " B, " +
-            (p.form == Placement::Form::image
-                 ? "NHWC " + std::to_string(p.h) + "x" + std::to_string(p.w) + "x" + std::to_string(p.c) + " pitch " +
-                       std::to_string(p.pitch)
-                 : "rows " + std::to_string(p.h) + "x" + std::to_string(p.c) + " pitch " + std::to_string(p.pitch)));
+        L.log.push_back("value  " + g.value(o).name + ": " + p.str());
         return p;
     };
     const auto release_dead = [&](std::size_t k) {
@@ -554,6 +559,22 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
                     " B, scratch peak " + std::to_string(L.scratch_peak) + " B, constants " +
                     std::to_string(L.program.weights.size()) + " B");
     return L;
+}
+
+/// The physical side of an IR dump (seed B4): one comment line per value the NPU holds, with its logical type and
+/// where and how its bytes are laid out, then the nodes left on the host. `--dump-ir=after:lower` prints it after the
+/// IR text; the lines start with `;`, so the dump still parses as IR.
+inline std::string layout_text(const Graph& g, const LoweredGraph& L) {
+    std::string s = "; layout: where the NPU keeps each value (logical type -> region, bytes, physical layout)\n";
+    for (std::size_t i = 0; i < g.values.size(); ++i)
+        if (L.placement[i])
+            s += ";   %" + g.values[i].name + ": " + detail::type_text(g.values[i].type) + " -> " +
+                 L.placement[i]->str() + "\n";
+    std::string host;
+    for (const auto* list : {&L.host_before, &L.host_after})
+        for (std::size_t k : *list) host += " " + g.nodes[k].op + " (" + g.nodes[k].origin + ")";
+    if (!host.empty()) s += "; on the host:" + host + "\n";
+    return s;
 }
 
 }  // namespace janus::graph
