@@ -231,6 +231,29 @@ TEST_CASE("a graph with host work inside the model is not packaged: the node is 
     CHECK(pkg.error().message().find("(Softmax softmax)") != std::string::npos);
 }
 
+TEST_CASE("what canonicalize makes lowers: 0 - x as Neg, x + 0 as Requantize, on the NPU bit-identical") {
+    auto g = graph::parse(
+        "graph g {\n  input %x: int8[1,16,4,4] q(int8 s=0.1 zp=3)\n"
+        "  const %zero: int8[1] q(int8 s=0.05 zp=-7) = 0xf9\n"
+        "  %a: int8[1,16,4,4] q(int8 s=0.1 zp=3) = Relu(%x)\n"
+        "  %n: int8[1,16,4,4] q(int8 s=0.3 zp=5) = Sub(%zero, %a)\n"
+        "  %r: int8[1,16,4,4] q(int8 s=0.15 zp=-2) = Add(%n, %zero)\n"
+        "  %s: int8[1,16,4,4] q(int8 s=0.15 zp=-2) = Add(%r, %r)\n  output %s\n}\n",
+        "canon.ir");
+    REQUIRE(g.ok());
+    const auto in = graph::seeded_inputs(*g, 3);
+    const auto before = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+    REQUIRE(before.ok());
+    graph::PassLog log;
+    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log).ok());
+    std::string ops;
+    for (const auto& n : g->nodes) ops += n.op + " ";
+    CHECK(ops == "Relu Neg Requantize Add ");
+    const auto l = lower(*g, true);
+    const auto out = run_npu(*g, l, in);
+    CHECK(bytes_of(out.outputs.at(0)) == bytes_of(before->at(0)));
+}
+
 TEST_CASE("lowering refusals name the node and the rule") {
     const auto refused = [](const char* text, const char* rule, const char* node) {
         auto g = graph::parse(text, "t.ir");

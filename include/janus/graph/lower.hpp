@@ -33,6 +33,7 @@
 #include <janus/emit/depthwise.hpp>
 #include <janus/emit/elementwise.hpp>
 #include <janus/emit/matmul.hpp>
+#include <janus/emit/movement.hpp>
 #include <janus/emit/pool.hpp>
 #include <janus/graph/ir.hpp>
 #include <janus/ops/binary.hpp>
@@ -531,6 +532,17 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
                  : n.op == "Mul" ? run.template operator()<expr::BinOp::mul>()
                  : n.op == "Min" ? run.template operator()<expr::BinOp::min>()
                                  : run.template operator()<expr::BinOp::max>();
+        } else if (n.op == "Requantize" && ins.size() == 1 && types[0].quant && out.type.quant) {
+            // int8 -> int8 (an int8 output is an NPU candidate): the copy kernel's own map as a LUT (emit/movement.hpp)
+            JANUS_TRY(const auto qin, emit::move_detail::per_tensor(*types[0].quant, what, "requantize"));
+            JANUS_TRY(const auto qout, emit::move_detail::per_tensor(*out.type.quant, what, "requantize"));
+            JANUS_TRY(const auto lut, emit::move_detail::requant_table(qin, qout, what));
+            expr::Table256 table;
+            for (std::size_t j = 0; j < 256; ++j) table.values[j] = static_cast<std::int8_t>(lut[j]);
+            const Placement x = in_place(0);
+            const Placement y = place_output(k, form);
+            L.log.push_back("node   " + node_what(g, k) + ": lower_lut (the requantization's table)");
+            st = emit::lower_lut(b, table, x.flat(), y.flat());
         } else {
             std::shared_ptr<const expr::Table256> table;
             if (ins.size() == 1 && types[0].quant && out.type.quant) {

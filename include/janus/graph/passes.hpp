@@ -7,6 +7,8 @@
 // B11: a refused fusion says why). `dump(pass, g)` is called after each pass (janusc --dump-ir=after:PASS).
 //
 // Passes (docs/janusc.md "Passes"):
+//   canonicalize      x - 0, x + 0, x * 1 removed; 0 - x -> Neg; constants second in Add and Mul: each rewrite only
+//                     when the kernels agree on all 256 codes (seed B7; see canonicalize below).
 //   fuse-activation   a quantized Relu or Clip right after a Conv / ConvTranspose / MatMul / Gemm is removed when
 //                     it is exactly the identity on its tensor's quantization: evaluated on all 256 int8 codes with
 //                     the op's own kernel (seed B10: the clamp must be exactly representable in the output
@@ -18,8 +20,10 @@
 //                     Transpose, a reduction over extent-1 axes) is removed; with different quantizations it stays,
 //                     because it is a requantization (seed A4).
 //   dce               nodes whose outputs nobody reads and constants nobody reads are removed.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +31,8 @@
 
 #include <janus/core/error.hpp>
 #include <janus/graph/ir.hpp>
+#include <janus/ops/binary.hpp>
+#include <janus/ops/quantize.hpp>
 #include <janus/ops/unary.hpp>
 
 namespace janus::graph {
@@ -103,7 +109,119 @@ inline Result<bool> is_identity_on_codes(const Graph& g, const Node& act) {
     return y->to_vector<std::int8_t>() == codes;
 }
 
+/// 256 int8 codes, -128..127, as a [256] tensor of quantization `q`.
+inline Tensor all_codes(const numeric::QuantParams& q) {
+    std::vector<std::int8_t> codes(256);
+    for (int c = 0; c < 256; ++c) codes[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 128);
+    return Tensor::from<std::int8_t>(Shape{256}, codes, q);
+}
+
+/// The int8 code every element of a constant holds, if it holds one code everywhere (per-tensor int8 only).
+inline std::optional<std::int8_t> uniform_code(const Value& v) {
+    if (v.kind != ValueKind::constant || v.type.dtype != DType::i8 || !v.type.quant || !v.type.quant->per_tensor())
+        return std::nullopt;
+    const auto codes = v.data->to_vector<std::int8_t>();
+    if (codes.empty() || std::any_of(codes.begin(), codes.end(), [&](std::int8_t c) { return c != codes[0]; }))
+        return std::nullopt;
+    return codes[0];
+}
+
 }  // namespace pass_detail
+
+/// canonicalize (seed B7): a quantized Add, Sub or Mul of an activation x and a constant c holding one code
+/// everywhere. Each rewrite is taken only when the op's own kernel and the replacement's kernel give the same code
+/// for all 256 codes of x (the constant is fixed, so that is every case):
+///   x op c that maps every code to itself, with equal quantizations  -> removed (x - 0, x + 0, x * 1);
+///   the same map onto another quantization                            -> Requantize(x);
+///   c - x that equals Neg(x) into the output's quantization           -> Neg(x) (0 - x; never x, seed B7);
+///   c + x, c * x                                                      -> x + c, x * c when swapping the operands
+///                                                                        gives the same codes (commutation is
+///                                                                        checked, not assumed); c - x never swaps.
+/// Otherwise the node stays and the log says which check failed.
+inline Status canonicalize(Graph& g, PassLog& log) {
+    std::vector<bool> dead(g.nodes.size(), false);
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        Node& n = g.nodes[k];
+        if ((n.op != "Add" && n.op != "Sub" && n.op != "Mul") || n.inputs.size() != 2 || n.outputs.size() != 1)
+            continue;
+        std::size_t ci = 0;
+        std::optional<std::int8_t> c;
+        for (std::size_t i = 0; i < 2 && !c; ++i)
+            if ((c = pass_detail::uniform_code(g.value(n.inputs[i])))) ci = i;
+        if (!c) continue;
+        const ValueId x = n.inputs[1 - ci], y = n.outputs[0];
+        const auto tx = g.value(x).type;
+        const auto ty = g.value(y).type;
+        if (g.value(x).kind == ValueKind::constant || tx.dtype != DType::i8 || !tx.quant || !tx.quant->per_tensor() ||
+            ty.dtype != DType::i8 || !ty.quant || !ty.quant->per_tensor() || !(tx.shape == ty.shape))
+            continue;
+        const std::string what = "canonicalize: " + pass_detail::describe(g, n);
+        const Tensor codes = pass_detail::all_codes(*tx.quant);
+        const Tensor cst =
+            Tensor::from<std::int8_t>(Shape{1}, std::vector<std::int8_t>{*c}, g.value(n.inputs[ci]).type.quant);
+        const ops::TensorType out{DType::i8, Shape{256}, ty.quant};
+        const auto eval = [&](std::string_view op, bool const_first) -> Result<std::vector<std::int8_t>> {
+            const std::vector<Tensor> in =
+                const_first ? std::vector<Tensor>{cst, codes} : std::vector<Tensor>{codes, cst};
+            Result<Tensor> r = op == "Add"   ? ops::call_with<ops::Add>(in, n.attrs, out)
+                               : op == "Sub" ? ops::call_with<ops::Sub>(in, n.attrs, out)
+                                             : ops::call_with<ops::Mul>(in, n.attrs, out);
+            if (!r.ok()) return r.error();
+            return r->to_vector<std::int8_t>();
+        };
+        JANUS_TRY(const auto f, eval(n.op, ci == 0));
+        const auto ident = codes.to_vector<std::int8_t>();
+        if (f == ident && tx.quant == ty.quant) {
+            if (g.is_output(y) && (g.is_output(x) || g.value(x).kind != ValueKind::node)) {
+                log.push_back(what + ": kept, the identity separates a graph output from a graph input or output");
+                continue;
+            }
+            log.push_back(what + ": removed, it maps all 256 codes of " + tx.quant->str() + " to themselves");
+            pass_detail::replace_uses(g, y, x);
+            dead[k] = true;
+            continue;
+        }
+        JANUS_TRY(const Tensor rq, ops::call_with<ops::Requantize>(std::span<const Tensor>(&codes, 1),
+                                                                   ops::AttrMap{{"dtype", std::string("int8")}}, out));
+        const auto rqv = rq.to_vector<std::int8_t>();
+        std::size_t rq_differ = 0;
+        for (std::size_t i = 0; i < 256; ++i) rq_differ += f[i] != rqv[i];
+        if (rq_differ == 0) {
+            log.push_back(what + ": rewritten as Requantize, equal on all 256 codes");
+            n = Node{"Requantize", {{"dtype", std::string("int8")}}, {x}, {y}, n.origin, n.target};
+            continue;
+        }
+        if (n.op == "Sub" && ci == 0) {
+            JANUS_TRY(const Tensor neg, ops::call_with<ops::Neg>(std::span<const Tensor>(&codes, 1), {}, out));
+            const auto nv = neg.to_vector<std::int8_t>();
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < 256; ++i) differ += f[i] != nv[i];
+            if (differ == 0) {
+                log.push_back(what + ": rewritten as Neg, equal on all 256 codes");
+                n = Node{"Neg", {}, {x}, {y}, n.origin, n.target};
+            } else {
+                log.push_back(what + ": kept, c - x differs from Neg(x) in " + std::to_string(differ) +
+                              " of 256 codes (and never equals x)");
+            }
+            continue;
+        }
+        if (ci == 0) {  // Add or Mul with the constant first
+            JANUS_TRY(const auto swapped, eval(n.op, false));
+            if (swapped == f) {
+                log.push_back(what + ": operands swapped (the constant second), equal on all 256 codes");
+                std::swap(n.inputs[0], n.inputs[1]);
+            } else {
+                log.push_back(what + ": kept, swapping the operands changes some codes");
+            }
+            continue;
+        }
+        log.push_back(what + ": kept, it differs from Requantize(x) in " + std::to_string(rq_differ) +
+                      " of 256 codes");
+    }
+    pass_detail::erase_nodes(g, dead);
+    pass_detail::compact_values(g);
+    return ok_status();
+}
 
 inline Status fuse_activation(Graph& g, PassLog& log) {
     std::vector<bool> dead(g.nodes.size(), false);
@@ -210,12 +328,13 @@ struct PassInfo {
     PassFn run;
 };
 inline constexpr PassInfo all_passes[] = {
+    {"canonicalize", &canonicalize},
     {"fuse-activation", &fuse_activation},
     {"remove-identity", &remove_identity},
     {"dce", &dce},
 };
 /// The pipeline janusc runs after import, in order.
-inline constexpr std::string_view default_pipeline[] = {"fuse-activation", "remove-identity", "dce"};
+inline constexpr std::string_view default_pipeline[] = {"canonicalize", "fuse-activation", "remove-identity", "dce"};
 
 /// Run `names` in order, verifying after each; `dump(pass, g)` sees the graph after each pass.
 inline Status run_passes(Graph& g, std::span<const std::string_view> names, PassLog& log,
