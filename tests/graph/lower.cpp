@@ -254,6 +254,43 @@ TEST_CASE("what canonicalize makes lowers: 0 - x as Neg, x + 0 as Requantize, on
     CHECK(bytes_of(out.outputs.at(0)) == bytes_of(before->at(0)));
 }
 
+TEST_CASE("a view keeps its base buffer alive until the view's last reader (seed C3)") {
+    // a -> Flatten f (a view of a's bytes) -> read by the MatMul at the end; b, c and d are computed in between and
+    // must not be placed over a, although a's last direct reader is the Flatten.
+    std::string w = "0x";
+    for (int i = 0; i < 64 * 16; ++i) {
+        static const char* hex = "0123456789abcdef";
+        const int v = (i * 37 + 11) % 9 + 1;
+        w += hex[v >> 4];
+        w += hex[v & 15];
+    }
+    auto g = graph::parse(
+        "graph g {\n  input %x: int8[1,16,2,2] q(int8 s=0.1 zp=3)\n"
+        "  const %w: int8[64,16] q(int8 s=0.01 zp=0) = " +
+            w +
+            "\n"
+            "  %a: int8[1,16,2,2] q(int8 s=0.1 zp=3) = Sigmoid(%x)\n"
+            "  %f: int8[1,64] q(int8 s=0.1 zp=3) = Flatten(%a) {axis=1}\n"
+            "  %b: int8[1,16,2,2] q(int8 s=0.1 zp=3) = Tanh(%x)\n"
+            "  %c: int8[1,16,2,2] q(int8 s=0.1 zp=3) = Neg(%b)\n"
+            "  %d: int8[1,16,2,2] q(int8 s=0.1 zp=3) = Abs(%c)\n"
+            "  %y: int8[1,16] q(int8 s=0.2 zp=-1) = MatMul(%f, %w)\n  output %y\n  output %d\n}\n",
+        "view.ir");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    const auto l = lower(*g, false);
+    const auto& a = *l.placement[static_cast<std::size_t>(g->find("a"))];
+    for (const char* name : {"b", "c"}) {
+        CAPTURE(name);
+        const auto& p = *l.placement[static_cast<std::size_t>(g->find(name))];
+        CHECK((p.region != a.region || p.offset + p.bytes() <= a.offset || a.offset + a.bytes() <= p.offset));
+    }
+    const auto in = graph::seeded_inputs(*g, 9);
+    const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+    REQUIRE(ref.ok());
+    const auto npu = run_npu(*g, l, in);
+    for (std::size_t i = 0; i < ref->size(); ++i) CHECK(bytes_of(npu.outputs[i]) == bytes_of((*ref)[i]));
+}
+
 TEST_CASE("lowering refusals name the node and the rule") {
     const auto refused = [](const char* text, const char* rule, const char* node) {
         auto g = graph::parse(text, "t.ir");
@@ -277,6 +314,12 @@ TEST_CASE("lowering refusals name the node and the rule") {
         "  %a: int8[1,16,4,4] q(int8 s=0.1 zp=0) = Relu(%x)\n"
         "  %b: int8[1,4,4,16] q(int8 s=0.1 zp=0) = Transpose(%a) {perm=[0,2,3,1]}\n  output %b\n}\n",
         "lower-op", "node 1 (Transpose)");
+    // a kernel that does not fit the real LMEM (seed C4: the budget, not the encoding, refuses it)
+    refused(
+        "graph g {\n  input %x: int8[1,16,1,20000] q(int8 s=0.1 zp=0)\n"
+        "  %a: int8[1,16,1,10000] q(int8 s=0.1 zp=0) = MaxPool(%x) {kernel_shape=[1,2], strides=[1,2]}\n"
+        "  output %a\n}\n",
+        "lower-pool-budget", "node 0 (MaxPool)");
     // a rank the NPU layout does not hold
     refused(
         "graph g {\n  input %x: int8[2,8,16] q(int8 s=0.1 zp=0)\n"
