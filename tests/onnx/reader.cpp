@@ -12,9 +12,11 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <janus/onnx/model.hpp>
+#include <janus/package/checksum.hpp>
 
 #include "onnx_bytes.hpp"
 #include "support/text_file.hpp"
@@ -25,10 +27,9 @@ namespace {
 using namespace janus;
 namespace fs = std::filesystem;
 
+/// FNV-1a 64 of a tensor's bytes (package/checksum.hpp), as the Python summary prints it.
 std::uint64_t fnv1a64(const std::vector<std::uint8_t>& data) {
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (std::uint8_t b : data) h = (h ^ b) * 0x100000001b3ull;
-    return h;
+    return package::fnv1a64(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
 }
 
 std::string bits(float x) {

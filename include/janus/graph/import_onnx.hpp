@@ -70,9 +70,6 @@ inline bool known_op(std::string_view op) {
     return false;
 }
 
-/// A uint8 quantization as the same real values in int8 (zero points - 128).
-inline numeric::QuantParams as_int8(numeric::QuantParams q) { return q.to_int8(); }
-
 class Importer {
 public:
     Importer(const onnx::Model& m, std::string_view input) : m_(m), input_(input) {}
@@ -269,7 +266,7 @@ private:
         const onnx::Node& q = *it->second;
         const auto* ax = q.attribute("axis");
         JANUS_TRY(auto p, qparams(q, 1, 2, shape, ax ? ax->i : 1, DType::u8));
-        return std::optional<numeric::QuantParams>(as_int8(p));
+        return std::optional<numeric::QuantParams>(p.to_int8());
     }
 
     // ---- IR values for ONNX names ---------------------------------------------------------------------------
@@ -343,7 +340,7 @@ private:
                     return err(n, "onnx-quant",
                                "constant '" + name + "' is " + std::string(dtype_name(c->dtype)) +
                                    " but its zero point is " + std::string(dtype_name(q.dtype)));
-                Tensor t = Tensor::zeros(c->dtype == DType::u8 ? DType::i8 : c->dtype, shape_of(c->dims), as_int8(q));
+                Tensor t = Tensor::zeros(c->dtype == DType::u8 ? DType::i8 : c->dtype, shape_of(c->dims), q.to_int8());
                 auto* out = reinterpret_cast<std::uint8_t*>(t.storage->data());
                 for (std::size_t i = 0; i < c->data.size(); ++i)
                     out[i] = c->dtype == DType::u8 ? static_cast<std::uint8_t>(c->data[i] - 128) : c->data[i];
@@ -366,16 +363,16 @@ private:
                 return err(n, "onnx-quant", "'" + name + "' carries no quantization to read it with");
             val.type.quant = q;
             if (q.dtype == DType::u8) {  // step 3: a uint8 graph input becomes int8 at once
-                const ValueId i8 =
-                    emit("Requantize", {r.v}, {{"dtype", std::string("int8")}},
-                         ops::TensorType{DType::i8, val.type.shape, as_int8(q)}, name + ".int8", "graph input " + name);
+                const ValueId i8 = emit("Requantize", {r.v}, {{"dtype", std::string("int8")}},
+                                        ops::TensorType{DType::i8, val.type.shape, q.to_int8()}, name + ".int8",
+                                        "graph input " + name);
                 r.v = i8;
             }
             return r.v;
         }
-        if (*g_.value(r.v).type.quant != as_int8(q) && *g_.value(r.v).type.quant != q)
+        if (*g_.value(r.v).type.quant != q.to_int8() && *g_.value(r.v).type.quant != q)
             return err(n, "onnx-quant",
-                       "'" + name + "' is read with quantization (" + as_int8(q).str() + ") but was written with (" +
+                       "'" + name + "' is read with quantization (" + q.to_int8().str() + ") but was written with (" +
                            g_.value(r.v).type.quant->str() + ")");
         return r.v;
     }
@@ -442,7 +439,7 @@ private:
         Shape shape;
         if (it != reps_.end()) shape = g_.value(it->second.v).type.shape;
         JANUS_TRY(auto q, qparams(n, 1, 2, shape, ax ? ax->i : 1, DType::u8));
-        const numeric::QuantParams q8 = as_int8(q);
+        const numeric::QuantParams q8 = q.to_int8();
         if (it != reps_.end() && g_.value(it->second.v).type.quant) {
             // Q(DQ(v)) or Q(covered op output): v itself when the parameters agree, else a Requantize
             const ValueId v = it->second.v;
@@ -483,7 +480,7 @@ private:
             if (!b || b->dtype != DType::i32)
                 return err(n, "onnx-constant-input", "the bias must be an int32 constant");
             std::vector<float> s;
-            const auto qwi = as_int8(qw);
+            const auto qwi = qw.to_int8();
             for (std::size_t c = 0; c < static_cast<std::size_t>(b->elements()); ++c)
                 s.push_back(qx.scale() * qwi.scale(qwi.per_tensor() ? 0 : c));
             JANUS_TRY(auto qb, numeric::make_quant_per_axis(DType::i32, s, std::vector<std::int32_t>(s.size(), 0), 0,
@@ -494,7 +491,7 @@ private:
         JANUS_TRY(auto qy, qparams(n, 6, 7, Shape{}, 1, DType::u8));
         ops::AttrMap attrs = attrs_of(n);
         JANUS_TRY(const ValueId y, emit_inferred(n, conv ? "Conv" : "MatMul", std::move(in), std::move(attrs),
-                                                 as_int8(qy), n.outputs[0], Target::any));
+                                                 qy.to_int8(), n.outputs[0], Target::any));
         reps_[n.outputs[0]] = Rep{y};
         return ok_status();
     }

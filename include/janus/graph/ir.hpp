@@ -114,11 +114,8 @@ struct Graph {
 
 namespace detail {
 
-inline std::string format_float(float f) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
-    return buf;
-}
+/// A float with 9 significant digits (it reads back as the same float): the QuantParams text's own formatting.
+inline std::string format_float(float f) { return numeric::detail::format_scale(f); }
 
 /// A name as the text form writes it: %name when it is made of [A-Za-z0-9_./-], else %"..." with \" and \\.
 inline std::string quote_name(std::string_view n) {

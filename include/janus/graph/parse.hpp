@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <janus/core/error.hpp>
@@ -424,13 +425,19 @@ private:
         }
         return node_line();
     }
-    Status input_line() {
+    /// `%name: type`, the head of an input and of a constant line; the name is checked to be new.
+    Result<std::pair<std::string, ops::TensorType>> declaration() {
         skip_spaces();
         const std::size_t at = i_;
         JANUS_TRY(std::string name, value_name());
         JANUS_CHECK(define(name, at));
         JANUS_CHECK(expect(':'));
         JANUS_TRY(ops::TensorType t, type());
+        return std::pair<std::string, ops::TensorType>{std::move(name), std::move(t)};
+    }
+    Status input_line() {
+        JANUS_TRY(auto decl, declaration());
+        auto& [name, t] = decl;
         JANUS_CHECK(end_of_line());
         const ValueId v = g_.add_value(name, std::move(t), ValueKind::input);
         g_.inputs.push_back(v);
@@ -438,12 +445,8 @@ private:
         return ok_status();
     }
     Status const_line() {
-        skip_spaces();
-        const std::size_t at = i_;
-        JANUS_TRY(std::string name, value_name());
-        JANUS_CHECK(define(name, at));
-        JANUS_CHECK(expect(':'));
-        JANUS_TRY(ops::TensorType t, type());
+        JANUS_TRY(auto decl, declaration());
+        auto& [name, t] = decl;
         JANUS_CHECK(expect('='));
         skip_spaces();
         if (peek() == '<') return error("ir-data", "a constant without its data (the compact '<N bytes>' form)");

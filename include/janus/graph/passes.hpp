@@ -91,6 +91,13 @@ inline void compact_values(Graph& g) {
     for (ValueId& x : g.outputs) fix(x);
 }
 
+/// The end of a rewriting pass: drop the nodes marked dead, then the values nobody references.
+inline Status remove_dead(Graph& g, const std::vector<bool>& dead) {
+    erase_nodes(g, dead);
+    compact_values(g);
+    return ok_status();
+}
+
 inline std::string describe(const Graph& g, const Node& n) {
     return n.op + " -> " + g.value(n.outputs.at(0)).name + (n.origin.empty() ? "" : " (" + n.origin + ")");
 }
@@ -215,12 +222,9 @@ inline Status canonicalize(Graph& g, PassLog& log) {
             }
             continue;
         }
-        log.push_back(what + ": kept, it differs from Requantize(x) in " + std::to_string(rq_differ) +
-                      " of 256 codes");
+        log.push_back(what + ": kept, it differs from Requantize(x) in " + std::to_string(rq_differ) + " of 256 codes");
     }
-    pass_detail::erase_nodes(g, dead);
-    pass_detail::compact_values(g);
-    return ok_status();
+    return pass_detail::remove_dead(g, dead);
 }
 
 inline Status fuse_activation(Graph& g, PassLog& log) {
@@ -257,9 +261,7 @@ inline Status fuse_activation(Graph& g, PassLog& log) {
         pass_detail::replace_uses(g, y, x);
         dead[k] = true;
     }
-    pass_detail::erase_nodes(g, dead);
-    pass_detail::compact_values(g);
-    return ok_status();
+    return pass_detail::remove_dead(g, dead);
 }
 
 inline Status remove_identity(Graph& g, PassLog& log) {
@@ -299,9 +301,7 @@ inline Status remove_identity(Graph& g, PassLog& log) {
         pass_detail::replace_uses(g, y, x);
         dead[k] = true;
     }
-    pass_detail::erase_nodes(g, dead);
-    pass_detail::compact_values(g);
-    return ok_status();
+    return pass_detail::remove_dead(g, dead);
 }
 
 inline Status dce(Graph& g, PassLog& log) {
