@@ -566,24 +566,21 @@ private:
         // Quantized when every tensor input is a dequantized (or quantized-constant weight) reading and the output
         // is covered.
         JANUS_TRY(const auto out_cover, cover_of(n.outputs[0], Shape{}));
-        bool quant = out_cover.has_value();
+        // One look at every tensor input:
+        //   quant          every input has a quantized reading (and the output is covered);
+        //   raw_int        some input is an integer tensor read as integers (QOperator graphs: Flatten, MaxPool,
+        //                  Reshape between QLinear nodes): only ops that keep the values, and with them the
+        //                  quantization, may read it;
+        //   all_quantized  every input is a dequantized reading: a value-preserving op (movement, MaxPool, ...)
+        //                  whose output no quantization covers runs on the integers, and its output is read as
+        //                  dequantized (dequantize commutes with it).
+        bool quant = out_cover.has_value(), raw_int = false, all_quantized = !tensors.empty();
         for (const auto& t : tensors) {
             const auto it = reps_.find(t);
-            if (it == reps_.end() || !g_.value(it->second.v).type.quant) quant = false;
-        }
-        // An integer tensor read as integers (QOperator graphs: Flatten, MaxPool, Reshape between QLinear nodes):
-        // only ops that keep the values, and with them the quantization, may read it.
-        bool raw_int = false;
-        for (const auto& t : tensors) {
-            const auto it = reps_.find(t);
-            if (it != reps_.end() && !it->second.dequantized && g_.value(it->second.v).type.quant) raw_int = true;
-        }
-        // A value-preserving op (movement, MaxPool, ...) on dequantized readings whose output no quantization
-        // covers: it runs on the integers and its output is read as dequantized (dequantize commutes with it).
-        bool all_quantized = !tensors.empty();
-        for (const auto& t : tensors) {
-            const auto it = reps_.find(t);
-            if (it == reps_.end() || !it->second.dequantized) all_quantized = false;
+            const bool has_quant = it != reps_.end() && g_.value(it->second.v).type.quant.has_value();
+            quant = quant && has_quant;
+            raw_int = raw_int || (has_quant && !it->second.dequantized);
+            all_quantized = all_quantized && it != reps_.end() && it->second.dequantized;
         }
         if (!quant && all_quantized) {
             std::vector<ops::TensorType> types;
