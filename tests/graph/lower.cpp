@@ -3,6 +3,7 @@
 // reference; scratch is reused without changing a byte; refusals name the node and the rule.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -289,6 +290,34 @@ TEST_CASE("a view keeps its base buffer alive until the view's last reader (seed
     REQUIRE(ref.ok());
     const auto npu = run_npu(*g, l, in);
     for (std::size_t i = 0; i < ref->size(); ++i) CHECK(bytes_of(npu.outputs[i]) == bytes_of((*ref)[i]));
+}
+
+TEST_CASE("MatMul with the weight on the left lowers as it stands, per-row scales included (seed B12)") {
+    std::string w = "0x";
+    for (int i = 0; i < 6 * 20; ++i) {
+        static const char* hex = "0123456789abcdef";
+        const int v = ((i * 53 + 7) % 255) - 127;
+        w += hex[(v & 255) >> 4];
+        w += hex[v & 15];
+    }
+    auto g = graph::parse(
+        "graph g {\n  input %x: int8[20,24] q(int8 s=0.05 zp=-4)\n"
+        "  const %w: int8[6,20] q(int8 axis=0 s=[0.01,0.02,0.015,0.011,0.03,0.008] zp=[0,0,0,0,0,0]) = " +
+            w +
+            "\n"
+            "  %a: int8[20,24] q(int8 s=0.05 zp=-4) = Relu(%x)\n"
+            "  %y: int8[6,24] q(int8 s=0.45 zp=1) = MatMul(%w, %a)\n"
+            "  output %y\n}\n",
+        "left.ir");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    const auto l = lower(*g, true);
+    CHECK(std::find(l.log.begin(), l.log.end(), "node   node 1 (MatMul): lower_matmul_left M=6 K=20") != l.log.end());
+    for (unsigned seed : {1u, 2u}) {
+        const auto in = graph::seeded_inputs(*g, seed);
+        const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+        REQUIRE(ref.ok());
+        CHECK(bytes_of(run_npu(*g, l, in).outputs.at(0)) == bytes_of(ref->at(0)));
+    }
 }
 
 TEST_CASE("lowering refusals name the node and the rule") {

@@ -422,6 +422,20 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             L.log.push_back("node   " + node_what(g, k) + ": " + (depthwise ? "lower_depthwise" : "lower_conv"));
             st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image())
                            : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image());
+        } else if (n.op == "MatMul" && n.inputs.size() == 2 && g.value(n.inputs[0]).kind == ValueKind::constant &&
+                   ins.size() == 1 && ins[0] == n.inputs[1]) {
+            // seed B12: the weight on the left, Y = W X, lowered as it stands (emit::lower_matmul_left: the rows carry
+            // the scales), not rewritten into a transposed product whose names and quantization axis would move
+            const Value& wv = g.value(n.inputs[0]);
+            if (in_place(0).form != Placement::Form::matrix || !in_place(0).columns.empty())
+                return make_error(what, "", "lower-layout", "the activation on the right must be a matrix [K, N]");
+            JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
+            const Placement x = in_place(0);
+            const Placement y = place_output(k, form);
+            L.log.push_back("node   " + node_what(g, k) + ": lower_matmul_left M=" + std::to_string(wv.type.shape[0]) +
+                            " K=" + std::to_string(wv.type.shape[1]));
+            st = emit::lower_matmul_left(b, plan, const_data<std::int8_t>(wv), wv.type.shape[0], wv.type.shape[1],
+                                         x.matrix(), y.matrix());
         } else if (n.op == "Gemm" || n.op == "MatMul") {
             if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
                 ins[0] != n.inputs[0])
