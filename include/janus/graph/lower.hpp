@@ -3,22 +3,27 @@
 //
 // Contract (docs/janusc.md "Lowering a graph"):
 //   - Partition. Nodes marked @host, and nodes whose data inputs or output are not int8, run on the host. They must
-//     all come before the first NPU node (the prologue: QuantizeLinear of a float input) or after the last one
-//     (the epilogue: DequantizeLinear of an output). A host node between NPU nodes is refused (lower-partition): a
+//     all come before the first NPU node (the prologue: QuantizeLinear of a float input, the uint8 -> int8
+//     Requantize of a QOperator input) or after the last one (the epilogue: DequantizeLinear of an output). A host node between NPU nodes is refused (lower-partition): a
 //     program with several NPU segments is not built yet. A node that could run on the NPU but whose emitter
 //     refuses it fails the lowering with the emitter's own rule: it is never moved to the host silently.
 //   - Layout (seed B3). A rank-4 [1, C, H, W] value is an NHWC image, pixels round16(C) bytes apart (the padding
 //     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. Flatten or
-//     Reshape of a 1x1 image to [1, C] is a view of the same bytes and emits no code. Any other rank, or a batch
-//     other than 1, is refused (lower-layout).
+//     Reshape of an image to [1, C*H*W] is a view of the same bytes and emits no code: its logical column
+//     c*H*W + p is byte p*pitch + c, and a MatMul / Gemm reading it permutes its constant weight rows to match. Any
+//     other rank, or a batch other than 1, is refused (lower-layout).
 //   - Memory (seed C5). The values crossing into the segment are in the input region (2), the values the host reads
 //     after it in the output region (3), constants in the weights region (0), and every other value in the scratch
 //     region (1). Scratch is a first-fit arena: a buffer is freed after its last NPU reader, and an output is placed
 //     before its inputs are freed, so a kernel never overwrites what it reads. `keep_intermediates` gives every value
 //     its own buffer (janusc verify reads them all back). `scratch_peak` is the arena's size.
-//   - Each NPU node's instructions are [code_begin, code_end) of the program (the debug map).
+//   - Kernel barrier (seed C2 across kernels): between two kernels every unit signals one event reserved for the
+//     whole program and SEQ waits for all four signals, so no event signal crosses a kernel boundary (see the
+//     comment at the barrier for the failure it prevents). Within a kernel, sync is the emitter's.
+//   - Each NPU node's instructions are [code_begin, code_end) of the program (the debug map); the barrier
+//     instructions between them belong to no node.
 // The emitters check everything else (budgets, zero points, layouts) and their errors are returned with the node
-// named. Sync between kernels is the builder's: the simulator's race detector checks it on every run.
+// named. The simulator's race detector checks the sync of every run.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
