@@ -49,6 +49,19 @@ graph::NpuRun run_npu(const graph::Graph& g, const graph::LoweredGraph& l, const
     return std::move(*r);
 }
 
+/// The IR text of int8 constant data: "0x" and two hex digits per code, code i = f(i).
+template <class F>
+std::string hex_codes(int n, F f) {
+    static const char* hex = "0123456789abcdef";
+    std::string s = "0x";
+    for (int i = 0; i < n; ++i) {
+        const int v = f(i) & 255;
+        s += hex[v >> 4];
+        s += hex[v & 15];
+    }
+    return s;
+}
+
 }  // namespace
 
 TEST_CASE("every fixture runs on the NPU engine bit-identical to the reference, outputs and every intermediate") {
@@ -258,13 +271,7 @@ TEST_CASE("what canonicalize makes lowers: 0 - x as Neg, x + 0 as Requantize, on
 TEST_CASE("a view keeps its base buffer alive until the view's last reader (seed C3)") {
     // a -> Flatten f (a view of a's bytes) -> read by the MatMul at the end; b, c and d are computed in between and
     // must not be placed over a, although a's last direct reader is the Flatten.
-    std::string w = "0x";
-    for (int i = 0; i < 64 * 16; ++i) {
-        static const char* hex = "0123456789abcdef";
-        const int v = (i * 37 + 11) % 9 + 1;
-        w += hex[v >> 4];
-        w += hex[v & 15];
-    }
+    const std::string w = hex_codes(64 * 16, [](int i) { return (i * 37 + 11) % 9 + 1; });
     auto g = graph::parse(
         "graph g {\n  input %x: int8[1,16,2,2] q(int8 s=0.1 zp=3)\n"
         "  const %w: int8[64,16] q(int8 s=0.01 zp=0) = " +
@@ -293,13 +300,7 @@ TEST_CASE("a view keeps its base buffer alive until the view's last reader (seed
 }
 
 TEST_CASE("MatMul with the weight on the left lowers as it stands, per-row scales included (seed B12)") {
-    std::string w = "0x";
-    for (int i = 0; i < 6 * 20; ++i) {
-        static const char* hex = "0123456789abcdef";
-        const int v = ((i * 53 + 7) % 255) - 127;
-        w += hex[(v & 255) >> 4];
-        w += hex[v & 15];
-    }
+    const std::string w = hex_codes(6 * 20, [](int i) { return ((i * 53 + 7) % 255) - 127; });
     auto g = graph::parse(
         "graph g {\n  input %x: int8[20,24] q(int8 s=0.05 zp=-4)\n"
         "  const %w: int8[6,20] q(int8 axis=0 s=[0.01,0.02,0.015,0.011,0.03,0.008] zp=[0,0,0,0,0,0]) = " +
