@@ -30,7 +30,7 @@ graph::Graph fixture(const std::string& stem) {
     auto g = graph::import_onnx(*m, path);
     REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
     graph::PassLog log;
-    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log).ok());
+    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
     return std::move(*g);
 }
 
@@ -259,7 +259,7 @@ TEST_CASE("what canonicalize makes lowers: 0 - x as Neg, x + 0 as Requantize, on
     const auto before = graph::run_reference(*g, in, janus_tools::kernel_by_name);
     REQUIRE(before.ok());
     graph::PassLog log;
-    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log).ok());
+    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
     std::string ops;
     for (const auto& n : g->nodes) ops += n.op + " ";
     CHECK(ops == "Relu Neg Requantize Add ");

@@ -68,7 +68,7 @@ TEST_CASE("every pass test: golden graph and log, bit-identical reference output
         const auto in = graph::seeded_inputs(*g, 7);
         const auto before = run(*g, in);
         graph::PassLog log;
-        const Status s = graph::run_passes(*g, views, log);
+        const Status s = graph::run_passes(*g, views, log, {janus_tools::kernel_by_name});
         REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message()));
         CHECK(run(*g, in) == before);
         auto stem = e.path();
@@ -79,7 +79,7 @@ TEST_CASE("every pass test: golden graph and log, bit-identical reference output
         golden(stem.string() + ".log", log_text);
         ++n;
     }
-    CHECK(n == 10);
+    CHECK(n == 11);
 }
 
 TEST_CASE("the default pipeline keeps every imported fixture's reference outputs bit for bit") {
@@ -94,7 +94,7 @@ TEST_CASE("the default pipeline keeps every imported fixture's reference outputs
         const auto before = run(*g, in);
         const std::size_t nodes = g->nodes.size();
         graph::PassLog log;
-        REQUIRE(graph::run_passes(*g, graph::default_pipeline, log).ok());
+        REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
         CHECK(run(*g, in) == before);
         MESSAGE(e.path().stem().string() << ": " << nodes << " -> " << g->nodes.size() << " nodes");
     }
@@ -105,8 +105,45 @@ TEST_CASE("an unknown pass and a pass that breaks the graph are reported with th
     REQUIRE(g.ok());
     graph::PassLog log;
     const std::string_view bogus[] = {"frobnicate"};
-    const Status s = graph::run_passes(*g, bogus, log);
+    const Status s = graph::run_passes(*g, bogus, log, {});
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().message() ==
-          "pass frobnicate: error: no such pass; the passes are canonicalize, fuse-activation, remove-identity, dce [known-pass]");
+          "pass frobnicate: error: no such pass; the passes are fold-constants, canonicalize, fuse-activation, "
+          "remove-identity, dce [known-pass]");
+}
+
+TEST_CASE("fold-constants: a result beyond the limit stays a node; a failing constant node names itself") {
+    const std::string_view fold[] = {"fold-constants"};
+    auto g = graph::parse(
+        "graph g {\n  input %x: int8[8] q(int8 s=0.5 zp=0)\n  const %c: int8[8] q(int8 s=0.5 zp=0) = "
+        "0x0102030405060708\n  %r: int8[8] q(int8 s=0.5 zp=0) = Relu(%c)\n"
+        "  %z: int8[8] q(int8 s=0.5 zp=0) = Add(%x, %r)\n  output %z\n}\n",
+        "g.ir");
+    REQUIRE(g.ok());
+    graph::PassLog log;
+    REQUIRE(graph::run_passes(*g, fold, log, {janus_tools::kernel_by_name, 7}).ok());
+    CHECK(g->nodes.size() == 2);
+    REQUIRE(log.size() == 1);
+    CHECK(log[0] == "fold-constants: Relu -> r: kept, its result (8 bytes) is larger than the 7-byte fold limit");
+    log.clear();
+    REQUIRE(graph::run_passes(*g, fold, log, {janus_tools::kernel_by_name, 8}).ok());
+    CHECK(g->nodes.size() == 1);
+    CHECK(log.at(0) == "fold-constants: Relu -> r: folded into a constant int8[8] q(int8 s=0.5 zp=0)");
+
+    const Status none = graph::run_passes(*g, fold, log, {});
+    CHECK(none.ok());  // nothing left to fold: no kernel needed
+
+    auto bad = graph::parse(  // a constant BatchNorm whose variance is negative
+        "graph b {\n  input %x: float32[1,2,1,1]\n  const %c: float32[1,2,1,1] = 0x0000803f00000040\n"
+        "  const %one: float32[2] = 0x0000803f0000803f\n  const %zero: float32[2] = 0x0000000000000000\n"
+        "  const %var: float32[2] = 0x0000803f000080bf\n"
+        "  %s: float32[1,2,1,1] = BatchNormalization(%c, %one, %zero, %zero, %var)\n"
+        "  %z: float32[1,2,1,1] = Add(%x, %s)\n  output %z\n}\n",
+        "b.ir");
+    REQUIRE(bad.ok());
+    const Status s = graph::run_passes(*bad, fold, log, {janus_tools::kernel_by_name});
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message().find("node BatchNormalization -> s: error: its inputs are constants and its kernel fails "
+                                   "on them: BatchNormalization.input[4]:channel 1: var + epsilon = -0.99999") == 0);
+    CHECK(s.error().rule == "variance-plus-epsilon-positive");
 }

@@ -87,9 +87,11 @@ janus::Result<graph::Graph> load_model(const std::string& path, const std::strin
     }
     if (dump == "import" || dump == "all") std::cout << "; after import\n" << graph::print(g, false);
     graph::PassLog log;
-    JANUS_CHECK(graph::run_passes(g, graph::default_pipeline, log, [&](std::string_view pass, const graph::Graph& gr) {
-        if (dump == pass || dump == "all") std::cout << "; after " << pass << "\n" << graph::print(gr, false);
-    }));
+    JANUS_CHECK(graph::run_passes(g, graph::default_pipeline, log, {janus_tools::kernel_by_name},
+                                  [&](std::string_view pass, const graph::Graph& gr) {
+                                      if (dump == pass || dump == "all")
+                                          std::cout << "; after " << pass << "\n" << graph::print(gr, false);
+                                  }));
     phase("passes");
     return g;
 }

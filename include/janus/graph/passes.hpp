@@ -1,12 +1,17 @@
 #pragma once
 // Graph passes: each a named function Graph -> Graph that keeps the graph verified and explains itself in a log.
 //
-// Contract: `run_passes(g, names, log, dump)` runs the named passes in order; after each one the graph is verified
-// (graph/ir.hpp verify), so a pass that breaks an invariant (a lost quantization, a dangling value) fails at once
-// with the pass named. Every decision a pass takes or refuses is one line of `log`: "pass: node ...: reason" (seed
-// B11: a refused fusion says why). `dump(pass, g)` is called after each pass (janusc --dump-ir=after:PASS).
+// Contract: `run_passes(g, names, log, ctx, dump)` runs the named passes in order; after each one the graph is
+// verified (graph/ir.hpp verify), so a pass that breaks an invariant (a lost quantization, a dangling value) fails at
+// once with the pass named. Every decision a pass takes or refuses is one line of `log`: "pass: node ...: reason"
+// (seed B11: a refused fusion says why). `dump(pass, g)` is called after each pass (janusc --dump-ir=after:PASS).
+// `ctx.kernel` is the reference kernel fold-constants evaluates nodes with (ops::call_by_name, as for the engines).
 //
 // Passes (docs/janusc.md "Passes"):
+//   fold-constants    a node whose inputs are all constants is evaluated once with the reference kernel, with the
+//                     output type the graph gives it (so its quantization is the graph's, seed A10), and its output
+//                     becomes a constant: the reference engine computes the same bytes before and after. Kept, with
+//                     the reason, when its output is a graph output or larger than ctx.fold_limit_bytes.
 //   canonicalize      x - 0, x + 0, x * 1 removed; 0 - x -> Neg; constants second in Add and Mul: each rewrite only
 //                     when the kernels agree on all 256 codes (seed B7; see canonicalize below).
 //   fuse-activation   a quantized Relu or Clip right after a Conv / ConvTranspose / MatMul / Gemm is removed when
@@ -30,6 +35,7 @@
 #include <vector>
 
 #include <janus/core/error.hpp>
+#include <janus/graph/execute.hpp>
 #include <janus/graph/ir.hpp>
 #include <janus/ops/binary.hpp>
 #include <janus/ops/quantize.hpp>
@@ -38,7 +44,13 @@
 namespace janus::graph {
 
 using PassLog = std::vector<std::string>;
-using PassFn = Status (*)(Graph&, PassLog&);
+
+/// What passes may need beyond the graph.
+struct PassContext {
+    KernelFn kernel = nullptr;                 ///< fold-constants: the reference kernel (ops::call_by_name)
+    std::int64_t fold_limit_bytes = 16 << 20;  ///< fold-constants keeps nodes whose result would be larger
+};
+using PassFn = Status (*)(Graph&, PassLog&, const PassContext&);
 
 namespace pass_detail {
 
@@ -134,6 +146,54 @@ inline std::optional<std::int8_t> uniform_code(const Value& v) {
 }
 
 }  // namespace pass_detail
+
+/// fold-constants: see the file comment. A node whose kernel fails on its constants fails the pass (the run would
+/// fail the same way), with the node named.
+inline Status fold_constants(Graph& g, PassLog& log, const PassContext& ctx) {
+    std::vector<bool> dead(g.nodes.size(), false);
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        const Node& n = g.nodes[k];
+        std::vector<Tensor> in;
+        bool constant = n.outputs.size() == 1;
+        for (ValueId x : n.inputs)
+            if (x != no_value) {
+                constant = constant && g.value(x).kind == ValueKind::constant;
+                if (constant) in.push_back(*g.value(x).data);
+            }
+        if (!constant || in.empty()) continue;
+        const ValueId y = n.outputs[0];
+        Value& out = g.value(y);
+        const std::string what = "fold-constants: " + pass_detail::describe(g, n);
+        if (g.is_output(y)) {
+            log.push_back(what + ": kept, it computes a graph output");
+            continue;
+        }
+        const std::int64_t bytes =
+            element_count(out.type.shape) * static_cast<std::int64_t>(dtype_size(out.type.dtype));
+        if (bytes > ctx.fold_limit_bytes) {
+            log.push_back(what + ": kept, its result (" + std::to_string(bytes) + " bytes) is larger than the " +
+                          std::to_string(ctx.fold_limit_bytes) + "-byte fold limit");
+            continue;
+        }
+        if (!ctx.kernel)
+            return make_error("pass fold-constants", "", "pass-kernel",
+                              "no reference kernel was given to evaluate " + pass_detail::describe(g, n));
+        Result<Tensor> r = ctx.kernel(n.op, in, n.attrs, out.type, ops::OpContext{});
+        if (!r.ok()) {
+            const Error& e = r.error();
+            return make_error("node " + pass_detail::describe(g, n), "", e.rule,
+                              "its inputs are constants and its kernel fails on them: " + e.input +
+                                  (e.position.empty() ? "" : ":" + e.position) + ": " + e.detail);
+        }
+        Tensor t = r->clone();
+        t.quant = out.type.quant;
+        out.kind = ValueKind::constant;
+        out.data = std::move(t);
+        log.push_back(what + ": folded into a constant " + detail::type_text(out.type));
+        dead[k] = true;
+    }
+    return pass_detail::remove_dead(g, dead);
+}
 
 /// canonicalize (seed B7): a quantized Add, Sub or Mul of an activation x and a constant c holding one code
 /// everywhere. Each rewrite is taken only when the op's own kernel and the replacement's kernel give the same code
@@ -327,17 +387,27 @@ struct PassInfo {
     std::string_view name;
     PassFn run;
 };
+namespace pass_detail {
+/// A pass that needs nothing but the graph, as a PassFn.
+template <Status (*F)(Graph&, PassLog&)>
+Status graph_only(Graph& g, PassLog& log, const PassContext&) {
+    return F(g, log);
+}
+}  // namespace pass_detail
+
 inline constexpr PassInfo all_passes[] = {
-    {"canonicalize", &canonicalize},
-    {"fuse-activation", &fuse_activation},
-    {"remove-identity", &remove_identity},
-    {"dce", &dce},
+    {"fold-constants", &fold_constants},
+    {"canonicalize", &pass_detail::graph_only<&canonicalize>},
+    {"fuse-activation", &pass_detail::graph_only<&fuse_activation>},
+    {"remove-identity", &pass_detail::graph_only<&remove_identity>},
+    {"dce", &pass_detail::graph_only<&dce>},
 };
 /// The pipeline janusc runs after import, in order.
-inline constexpr std::string_view default_pipeline[] = {"canonicalize", "fuse-activation", "remove-identity", "dce"};
+inline constexpr std::string_view default_pipeline[] = {"fold-constants", "canonicalize", "fuse-activation",
+                                                        "remove-identity", "dce"};
 
 /// Run `names` in order, verifying after each; `dump(pass, g)` sees the graph after each pass.
-inline Status run_passes(Graph& g, std::span<const std::string_view> names, PassLog& log,
+inline Status run_passes(Graph& g, std::span<const std::string_view> names, PassLog& log, const PassContext& ctx,
                          const std::function<void(std::string_view, const Graph&)>& dump = {}) {
     for (std::string_view name : names) {
         const PassInfo* p = nullptr;
@@ -348,7 +418,7 @@ inline Status run_passes(Graph& g, std::span<const std::string_view> names, Pass
             for (const PassInfo& q : all_passes) known += (known.empty() ? "" : ", ") + std::string(q.name);
             return make_error("pass " + std::string(name), "", "known-pass", "no such pass; the passes are " + known);
         }
-        JANUS_CHECK(p->run(g, log));
+        JANUS_CHECK(p->run(g, log, ctx));
         const Status v = verify(g);
         if (!v.ok())
             return make_error("pass " + std::string(name), "", v.error().rule,
