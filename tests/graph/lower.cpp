@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -266,6 +267,55 @@ TEST_CASE("what canonicalize makes lowers: 0 - x as Neg, x + 0 as Requantize, on
     const auto l = lower(*g, true);
     const auto out = run_npu(*g, l, in);
     CHECK(bytes_of(out.outputs.at(0)) == bytes_of(before->at(0)));
+}
+
+/// The IR text of float32 constant data.
+std::string hex_floats(const std::vector<float>& v) {
+    static const char* hex = "0123456789abcdef";
+    std::string s = "0x";
+    for (float f : v) {
+        unsigned char b[4];
+        std::memcpy(b, &f, 4);
+        for (unsigned char c : b) (s += hex[c >> 4]) += hex[c & 15];  // little-endian, as the IR stores it
+    }
+    return s;
+}
+
+TEST_CASE("a BatchNorm after a Conv runs on the NPU as a depthwise Conv, bit-identical (seeds A6, A8)") {
+    std::vector<float> scale, bias, mean, var;
+    for (int c = 0; c < 16; ++c) {
+        scale.push_back((c % 3 == 1 ? -1.0f : 1.0f) * (0.3f + 0.17f * static_cast<float>(c)));
+        bias.push_back(0.1f * static_cast<float>(c) - 0.7f);
+        mean.push_back(0.05f * static_cast<float>(c) - 0.4f);
+        var.push_back(0.02f + 0.13f * static_cast<float>(c));
+    }
+    auto g = graph::parse(
+        "graph g {\n  input %x: int8[1,8,6,6] q(int8 s=0.05 zp=-3)\n"
+        "  const %w: int8[16,8,3,3] q(int8 s=0.01 zp=0) = " +
+            hex_codes(16 * 8 * 9, [](int i) { return (i * 53 + 7) % 61 - 30; }) +
+            "\n  %c: int8[1,16,4,4] q(int8 s=0.06 zp=5) = Conv(%x, %w) {kernel_shape=[3, 3]}\n"
+            "  const %scale: float32[16] = " +
+            hex_floats(scale) + "\n  const %b: float32[16] = " + hex_floats(bias) +
+            "\n  const %mean: float32[16] = " + hex_floats(mean) + "\n  const %var: float32[16] = " + hex_floats(var) +
+            "\n  %y: int8[1,16,4,4] q(int8 s=0.09 zp=-10) = BatchNormalization(%c, %scale, %b, %mean, %var)\n"
+            "  output %y\n}\n",
+        "bn.ir");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    const auto in = graph::seeded_inputs(*g, 5);
+    const auto before = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+    REQUIRE(before.ok());
+    graph::PassLog log;
+    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
+    std::string ops;
+    for (const auto& n : g->nodes) ops += n.op + " ";
+    CHECK(ops == "Conv Conv ");
+    const auto after = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+    REQUIRE(after.ok());
+    const auto b = before->at(0).to_vector<std::int8_t>(), a = after->at(0).to_vector<std::int8_t>();
+    for (std::size_t i = 0; i < a.size(); ++i) CHECK(std::abs(a[i] - b[i]) <= 1);
+    const auto l = lower(*g, true);
+    const auto out = run_npu(*g, l, in);
+    CHECK(bytes_of(out.outputs.at(0)) == bytes_of(after->at(0)));
 }
 
 TEST_CASE("a view keeps its base buffer alive until the view's last reader (seed C3)") {

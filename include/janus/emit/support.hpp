@@ -189,7 +189,8 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "host: the quantized kernel is sat(rshift(rq(sign (x - off_c), M_c) + bias_c, 8)): a full int32 rq result, a "
      "per-channel bias, then a second rounding; vec.rq (the one per-channel multiplier) writes saturated int8 and the "
      "ACC operations are uniform across lanes, so the int32 intermediate cannot be formed (one vec.rq instead fails "
-     "197 of 200 measured channels); fold it into the preceding conv (issue 6) instead",
+     "197 of 200 measured channels). The graph pass batch-norm-to-conv (graph/passes.hpp) rewrites an image "
+     "BatchNorm as a depthwise 1x1 Conv, which lowers, when every code is within 1 LSB of this kernel's",
      ""},
     {"InstanceNormalization", Support::host, "", "", support_detail::row_stats, ""},
     {"LayerNormalization", Support::host, "", "", support_detail::row_stats, ""},

@@ -276,11 +276,7 @@ private:
         ValueId as_float = no_value;  ///< a host DequantizeLinear of a quantized v, made on demand
     };
 
-    std::string fresh(const std::string& base) {
-        std::string n = base;
-        for (int k = 1; g_.find(n) != no_value; ++k) n = base + "." + std::to_string(k);
-        return n;
-    }
+    std::string fresh(const std::string& base) const { return g_.fresh_name(base); }
 
     ValueId emit(const std::string& op, std::vector<ValueId> in, ops::AttrMap attrs, ops::TensorType out,
                  const std::string& out_name, const std::string& origin, Target t = Target::any) {

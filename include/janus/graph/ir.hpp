@@ -86,6 +86,13 @@ struct Graph {
         return v;
     }
 
+    /// `base`, or `base.1`, `base.2`, ...: the first name no value has.
+    std::string fresh_name(const std::string& base) const {
+        std::string n = base;
+        for (int k = 1; find(n) != no_value; ++k) n = base + "." + std::to_string(k);
+        return n;
+    }
+
     /// The value named `n`, or no_value.
     ValueId find(std::string_view n) const {
         for (std::size_t i = 0; i < values.size(); ++i)

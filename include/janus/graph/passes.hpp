@@ -14,6 +14,16 @@
 //                     the reason, when its output is a graph output or larger than ctx.fold_limit_bytes.
 //   canonicalize      x - 0, x + 0, x * 1 removed; 0 - x -> Neg; constants second in Add and Mul: each rewrite only
 //                     when the kernels agree on all 256 codes (seed B7; see canonicalize below).
+//   batch-norm-to-conv a quantized BatchNormalization (int8, per-tensor, constant float parameters, an image
+//                     [N, C, H, W]) becomes a depthwise 1x1 Conv, an op the NPU runs (seeds A6, A8: the fixed
+//                     statistics become per-channel weight scales and an int32 bias, no dedicated affine op). The
+//                     two kernels round differently (the BatchNorm twice, through 8 fractional bits; the Conv once),
+//                     so each channel's bias is searched, on all 256 input codes, for the fewest codes unequal to
+//                     the BatchNorm kernel's. Taken when no code differs by more than 1 LSB; the log gives the
+//                     number of unequal codes and how far each form is from dequantize -> BatchNorm in double ->
+//                     quantize (seed A6: the numeric work is measured, not assumed). This is the one pass that may
+//                     change codes. The Conv before it keeps its output quantization and rounding (seed B10: folding
+//                     into the preceding Conv would remove that boundary and is not done).
 //   fuse-activation   a quantized Relu or Clip right after a Conv / ConvTranspose / MatMul / Gemm is removed when
 //                     it is exactly the identity on its tensor's quantization: evaluated on all 256 int8 codes with
 //                     the op's own kernel (seed B10: the clamp must be exactly representable in the output
@@ -28,6 +38,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,6 +49,7 @@
 #include <janus/graph/execute.hpp>
 #include <janus/graph/ir.hpp>
 #include <janus/ops/binary.hpp>
+#include <janus/ops/norm.hpp>
 #include <janus/ops/quantize.hpp>
 #include <janus/ops/unary.hpp>
 
@@ -287,6 +299,212 @@ inline Status canonicalize(Graph& g, PassLog& log) {
     return pass_detail::remove_dead(g, dead);
 }
 
+namespace pass_detail {
+
+/// Why a BatchNormalization node cannot be a depthwise Conv at all, or "" when it may be tried.
+inline std::string batch_norm_conv_shape(const Graph& g, const Node& n) {
+    const auto& tx = g.value(n.inputs.at(0)).type;
+    const auto& ty = g.value(n.outputs.at(0)).type;
+    if (tx.dtype != DType::i8 || ty.dtype != DType::i8 || !tx.quant || !ty.quant || !tx.quant->per_tensor() ||
+        !ty.quant->per_tensor())
+        return "its input and output are not per-tensor int8";
+    if (tx.shape.size() != 4) return "its input is not an image [N, C, H, W]";
+    for (std::size_t k = 1; k < 5; ++k)
+        if (g.value(n.inputs.at(k)).kind != ValueKind::constant || g.value(n.inputs[k]).type.dtype != DType::f32)
+            return "its parameter " + g.value(n.inputs[k]).name + " is not a float32 constant";
+    return "";
+}
+
+/// One channel of the depthwise 1x1 Conv that stands for a BatchNorm: weight +-127 with scale `sw`, an int32 bias
+/// with scale s_x sw, and how many of the 256 codes differ from the BatchNorm kernel's (bn_far or more: some code
+/// differs by more than 1 LSB).
+struct BnConvChannel {
+    std::int8_t w = 0;
+    float sw = 0;
+    std::int32_t bias = 0;
+    int differ = 0;
+};
+inline constexpr int bn_far = 513;
+
+/// The int8 probe holding all 256 codes in each of `channels` channels: [1, channels, 16, 16].
+inline Tensor bn_probe(std::int64_t channels, const numeric::QuantParams& q) {
+    std::vector<std::int8_t> codes(static_cast<std::size_t>(channels) * 256);
+    for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<std::int8_t>(static_cast<int>(i % 256) - 128);
+    return Tensor::from<std::int8_t>(Shape{1, channels, 16, 16}, codes, q);
+}
+
+/// The depthwise 1x1 Conv of `ch`: its weight and bias constants and attributes.
+struct BnConv {
+    Tensor weight, bias;
+    ops::AttrMap attrs;
+};
+inline Result<BnConv> bn_conv(std::span<const BnConvChannel> ch, const numeric::QuantParams& qx,
+                              const std::string& what) {
+    const auto C = static_cast<std::int64_t>(ch.size());
+    std::vector<float> sw, sb;
+    std::vector<std::int8_t> w;
+    std::vector<std::int32_t> b;
+    for (const BnConvChannel& c : ch) {
+        sw.push_back(c.sw);
+        sb.push_back(static_cast<float>(static_cast<double>(qx.scale()) * static_cast<double>(c.sw)));
+        w.push_back(c.w);
+        b.push_back(c.bias);
+    }
+    JANUS_TRY(auto wq, numeric::make_quant_per_axis(DType::i8, sw, {}, 0, Shape{C, 1, 1, 1}, what + " weight"));
+    JANUS_TRY(auto bq, numeric::make_quant_per_axis(DType::i32, sb, {}, 0, Shape{C}, what + " bias"));
+    return BnConv{Tensor::from<std::int8_t>(Shape{C, 1, 1, 1}, w, wq), Tensor::from<std::int32_t>(Shape{C}, b, bq),
+                  ops::AttrMap{{"group", C}, {"kernel_shape", std::vector<std::int64_t>{1, 1}}}};
+}
+
+/// The codes the Conv of `ch` gives on bn_probe, [channels * 256].
+inline Result<std::vector<std::int8_t>> bn_conv_codes(std::span<const BnConvChannel> ch, const numeric::QuantParams& qx,
+                                                      const numeric::QuantParams& qy, KernelFn kernel,
+                                                      const std::string& what) {
+    JANUS_TRY(const BnConv conv, bn_conv(ch, qx, what));
+    const auto C = static_cast<std::int64_t>(ch.size());
+    const std::vector<Tensor> in{bn_probe(C, qx), conv.weight, conv.bias};
+    JANUS_TRY(const Tensor y,
+              kernel("Conv", in, conv.attrs, ops::TensorType{DType::i8, Shape{1, C, 16, 16}, qy}, ops::OpContext{}));
+    return y.to_vector<std::int8_t>();
+}
+
+/// Improve `best` for the channels `idx`: weight scale |a_c| factor / 127 and bias round(b_c / (s_x sw)) + d for
+/// d = 0, 1, -1, ..., +-range, keeping per channel the candidate with the fewest codes unequal to `want`.
+inline Status bn_search(const ops::BatchNormAffine& f, std::span<const std::int8_t> want, std::vector<std::size_t> idx,
+                        double factor, int range, const numeric::QuantParams& qx, const numeric::QuantParams& qy,
+                        KernelFn kernel, std::vector<BnConvChannel>& best, const std::string& what) {
+    std::vector<BnConvChannel> cand;
+    std::vector<double> b0;
+    for (std::size_t c : idx) {
+        BnConvChannel x;
+        x.w = static_cast<std::int8_t>(f.a[c] < 0 ? -127 : 127);
+        x.sw = static_cast<float>(std::fabs(f.a[c]) * factor / 127.0);
+        cand.push_back(x);
+        b0.push_back(std::nearbyint(f.b[c] / (static_cast<double>(qx.scale()) * static_cast<double>(x.sw))));
+    }
+    for (int step = 0; step <= 2 * range; ++step) {
+        const int d = step % 2 ? (step + 1) / 2 : -(step / 2);  // 0, 1, -1, 2, -2, ...
+        bool open = false;
+        for (std::size_t j = 0; j < idx.size(); ++j) {
+            const double b = b0[j] + d;
+            cand[j].bias = std::fabs(b) < 2147483647.0 ? static_cast<std::int32_t>(b) : 0;
+            open = open || best[idx[j]].differ != 0;
+        }
+        if (!open) break;
+        JANUS_TRY(const auto got, bn_conv_codes(cand, qx, qy, kernel, what));
+        for (std::size_t j = 0; j < idx.size(); ++j) {
+            const std::size_t c = idx[j];
+            int differ = std::fabs(b0[j] + d) < 2147483647.0 ? 0 : bn_far;
+            for (std::size_t i = 0; i < 256; ++i) {
+                const int e = std::abs(got[j * 256 + i] - want[c * 256 + i]);
+                differ += e == 0 ? 0 : e == 1 ? 1 : bn_far;
+            }
+            if (differ < best[c].differ) best[c] = BnConvChannel{cand[j].w, cand[j].sw, cand[j].bias, differ};
+        }
+    }
+    return ok_status();
+}
+
+}  // namespace pass_detail
+
+/// batch-norm-to-conv: see the file comment. Per channel, the Conv has weight sign(a_c) 127 with scale about
+/// |a_c| / 127 (a_c = scale / sqrt(var + eps)) and bias about b_c / (s_x s_w): first the bias offsets up to +-128
+/// at that scale, then, for channels still unequal, scales 1 + j 2^-14 (|j| <= 16) times it with offsets up to +-32.
+/// The slope matters as much as the bias: near a tie, which side a code falls on depends on both.
+inline Status batch_norm_to_conv(Graph& g, PassLog& log, const PassContext& ctx) {
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        Node& n = g.nodes[k];
+        if (n.op != "BatchNormalization" || n.inputs.size() != 5 || n.outputs.size() != 1) continue;
+        const std::string what = "batch-norm-to-conv: " + pass_detail::describe(g, n);
+        if (const std::string why = pass_detail::batch_norm_conv_shape(g, n); !why.empty()) {
+            log.push_back(what + ": kept, " + why);
+            continue;
+        }
+        if (!ctx.kernel)
+            return make_error("pass batch-norm-to-conv", "", "pass-kernel",
+                              "no reference kernel was given to evaluate " + pass_detail::describe(g, n));
+        const ValueId x = n.inputs[0], y = n.outputs[0];
+        const numeric::QuantParams qx = *g.value(x).type.quant, qy = *g.value(y).type.quant;
+        const std::int64_t C = g.value(x).type.shape[1];
+        const auto Cs = static_cast<std::size_t>(C);
+        const std::string node = "node " + pass_detail::describe(g, n);
+        ops::BatchNormAttrs attrs;
+        JANUS_CHECK(ops::parse_attrs(ops::batch_norm_schema, n.attrs, attrs, node));
+        std::vector<std::vector<float>> p;
+        for (std::size_t i = 1; i < 5; ++i) p.push_back(g.value(n.inputs[i]).data->to_vector<float>());
+        JANUS_TRY(const ops::BatchNormAffine f,
+                  ops::fold_batch_norm_affine(p[0], p[1], p[2], p[3], attrs.epsilon, node));
+        std::string refused;
+        for (std::size_t c = 0; c < Cs && refused.empty(); ++c) {
+            const auto sw = static_cast<float>(std::fabs(f.a[c]) / 127.0);
+            if (!(sw >= std::numeric_limits<float>::min()) || !std::isfinite(sw))
+                refused = "channel " + std::to_string(c) +
+                          " has a = scale / sqrt(var + eps) = " + numeric::detail::format_ratio(f.a[c]) +
+                          ", not a weight scale";
+        }
+        if (!refused.empty()) {
+            log.push_back(what + ": kept, " + refused);
+            continue;
+        }
+        std::vector<Tensor> bn_in{pass_detail::bn_probe(C, qx)};
+        for (std::size_t i = 1; i < 5; ++i) bn_in.push_back(*g.value(n.inputs[i]).data);
+        JANUS_TRY(const Tensor want_t, ctx.kernel("BatchNormalization", bn_in, n.attrs,
+                                                  ops::TensorType{DType::i8, Shape{1, C, 16, 16}, qy}, {}));
+        const auto want = want_t.to_vector<std::int8_t>();
+
+        std::vector<pass_detail::BnConvChannel> best(Cs, {0, 0, 0, 2 * pass_detail::bn_far});
+        std::vector<std::size_t> all(Cs);
+        for (std::size_t c = 0; c < Cs; ++c) all[c] = c;
+        JANUS_CHECK(pass_detail::bn_search(f, want, all, 1.0, 128, qx, qy, ctx.kernel, best, what));
+        for (int j = 1; j <= 16; ++j)
+            for (int sign : {1, -1}) {
+                std::vector<std::size_t> open;
+                for (std::size_t c = 0; c < Cs; ++c)
+                    if (best[c].differ != 0) open.push_back(c);
+                if (open.empty()) break;
+                JANUS_CHECK(pass_detail::bn_search(f, want, open, 1.0 + sign * j * 0x1p-14, 32, qx, qy, ctx.kernel,
+                                                   best, what));
+            }
+        int unequal = 0;
+        std::size_t far_channel = Cs;
+        for (std::size_t c = 0; c < Cs; ++c) {
+            unequal += best[c].differ;
+            if (best[c].differ >= pass_detail::bn_far && far_channel == Cs) far_channel = c;
+        }
+        if (far_channel != Cs) {
+            log.push_back(
+                what + ": kept, channel " + std::to_string(far_channel) +
+                ": every depthwise 1x1 Conv tried differs from the BatchNorm by more than 1 LSB on some code");
+            continue;
+        }
+        JANUS_TRY(const auto conv, pass_detail::bn_conv_codes(best, qx, qy, ctx.kernel, what));
+        int bn_off = 0, conv_off = 0, checked = 0;  // against dequantize -> BatchNorm in double -> quantize
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            const std::size_t c = i / 256;
+            const int code = static_cast<int>(i % 256) - 128;
+            const double v = f.a[c] * qx.scale() * (code - qx.zero_point()) + f.b[c];
+            const double q = std::clamp(std::nearbyint(v / qy.scale()) + qy.zero_point(), -128.0, 127.0);
+            bn_off += static_cast<double>(want[i]) != q;
+            conv_off += static_cast<double>(conv[i]) != q;
+            checked += conv[i] != want[i];
+        }
+        JANUS_ASSERT(checked == unequal);
+        const std::string total = std::to_string(C * 256);
+        log.push_back(what + ": rewritten as a depthwise 1x1 Conv: " +
+                      (unequal == 0 ? "equal on all 256 codes of all " + std::to_string(C) + " channels"
+                                    : std::to_string(unequal) + " of " + total +
+                                          " codes differ from the BatchNorm kernel, by 1 LSB each") +
+                      "; against dequantize -> BatchNorm in double -> quantize, the BatchNorm kernel differs in " +
+                      std::to_string(bn_off) + " and the Conv in " + std::to_string(conv_off) + " of " + total);
+        JANUS_TRY(pass_detail::BnConv c, pass_detail::bn_conv(best, qx, what));
+        const std::string base = g.value(y).name;
+        const ValueId wv = g.add_constant(g.fresh_name(base + ".bn_weight"), std::move(c.weight));
+        const ValueId bv = g.add_constant(g.fresh_name(base + ".bn_bias"), std::move(c.bias));
+        g.nodes[k] = Node{"Conv", std::move(c.attrs), {x, wv, bv}, {y}, n.origin, n.target};
+    }
+    return ok_status();
+}
+
 inline Status fuse_activation(Graph& g, PassLog& log) {
     std::vector<bool> dead(g.nodes.size(), false);
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
@@ -398,13 +616,14 @@ Status graph_only(Graph& g, PassLog& log, const PassContext&) {
 inline constexpr PassInfo all_passes[] = {
     {"fold-constants", &fold_constants},
     {"canonicalize", &pass_detail::graph_only<&canonicalize>},
+    {"batch-norm-to-conv", &batch_norm_to_conv},
     {"fuse-activation", &pass_detail::graph_only<&fuse_activation>},
     {"remove-identity", &pass_detail::graph_only<&remove_identity>},
     {"dce", &pass_detail::graph_only<&dce>},
 };
 /// The pipeline janusc runs after import, in order.
-inline constexpr std::string_view default_pipeline[] = {"fold-constants", "canonicalize", "fuse-activation",
-                                                        "remove-identity", "dce"};
+inline constexpr std::string_view default_pipeline[] = {"fold-constants",  "canonicalize",    "batch-norm-to-conv",
+                                                        "fuse-activation", "remove-identity", "dce"};
 
 /// Run `names` in order, verifying after each; `dump(pass, g)` sees the graph after each pass.
 inline Status run_passes(Graph& g, std::span<const std::string_view> names, PassLog& log, const PassContext& ctx,
