@@ -141,6 +141,25 @@ def qdq_conv_relu(rng):
     return model(b.nodes, [f32("input", [1, 3, 8, 8])], [f32("output", [1, 8, 8, 8])], b.inits, "qdq_conv_relu")
 
 
+def qdq_conv_bn(rng):
+    """QDQ int8: Conv 3x3 with its own output quantization, then a BatchNormalization with float statistics (as an
+    exporter leaves it when it does not fold), quantized again; float graph input and output (seeds A6, A8)."""
+    b = QDQ(rng)
+    x, s = b.qdq("input", -1.0, 1.0)
+    y, _ = b.conv(x, s, 3, 8, 3, act=None, out_range=(-3.0, 3.0))
+    c = 8
+    gamma = (rng.uniform(0.5, 1.5, c) * rng.choice([-1.0, 1.0], c)).astype(np.float32)
+    beta = rng.normal(0, 0.2, c).astype(np.float32)
+    mean = rng.normal(0, 0.3, c).astype(np.float32)
+    var = rng.uniform(0.2, 1.5, c).astype(np.float32)
+    names = [b.const(b.uid(n), v) for n, v in (("gamma", gamma), ("beta", beta), ("mean", mean), ("var", var))]
+    bn = b.uid("bn")
+    b.nodes.append(helper.make_node("BatchNormalization", [y] + names, [bn], name=b.uid("BatchNorm"), epsilon=1e-3))
+    z, _ = b.qdq(bn, -4.0, 4.0)
+    b.nodes.append(helper.make_node("Identity", [z], ["output"], name="out"))
+    return model(b.nodes, [f32("input", [1, 3, 8, 8])], [f32("output", [1, 8, 8, 8])], b.inits, "qdq_conv_bn")
+
+
 def qdq_uint8_add_sigmoid(rng):
     """QDQ uint8 with typed-field initializers: Add of two inputs (broadcast over channels), then Sigmoid."""
     b = QDQ(rng, np.uint8, raw=False)
@@ -263,6 +282,7 @@ FIXTURE_MODELS = {
     "integer_ops": integer_ops,
     "qdq_float_tail": qdq_float_tail,
     "mobilenet_v2_tiny": lambda rng: mobilenet_v2(rng, 32, 0.25, TINY_BLOCKS, 10),
+    "qdq_conv_bn": qdq_conv_bn,
 }
 
 
@@ -508,6 +528,10 @@ def run_onnx_semantics(m, feeds):
         elif op == "Softmax":
             e = np.exp(i[0] - i[0].max(axis=a.get("axis", -1), keepdims=True))
             r = e / e.sum(axis=a.get("axis", -1), keepdims=True)
+        elif op == "BatchNormalization":
+            shape = (1, -1) + (1,) * (i[0].ndim - 2)
+            inv = i[1].astype(np.float64) / np.sqrt(i[4].astype(np.float64) + a.get("epsilon", 1e-5))
+            r = (i[0] - i[3].reshape(shape)) * inv.reshape(shape) + i[2].reshape(shape)
         elif op == "Identity":
             r = i[0]
         else:
@@ -528,7 +552,7 @@ def semantics_files(name, m, rng):
         np.save(FIXTURES / f"{name}.out{k}.npy", r.astype(np.float32) if r.dtype.kind == "f" else r)
 
 
-SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny")
+SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny", "qdq_conv_bn")
 
 
 def main():

@@ -110,9 +110,18 @@ mkdir -p "$T/elsewhere2"
     || fail "run from another directory"
 same "$T/elsewhere2/out/output.npy" "$T/ref/output.npy" "run output from another directory"
 
+# 8a. a QDQ Conv + BatchNorm: the BatchNorm runs on the NPU as a depthwise Conv (the dump shows the pass's decision)
+run 0 "$J" verify "$FX/qdq_conv_bn.onnx"
+has "$T/out" "node 2 Conv (BatchNorm_30) npu: bn_29 int8[1,8,8,8] (int8 s=0.0313725509 zp=-1): identical"
+has "$T/out" "verify: all 4 values bit-identical on both engines"
+run 0 "$J" run "$FX/qdq_conv_bn.onnx" -i input="$FX/qdq_conv_bn.in0.npy" -o "$T/bn" --dump-ir=after:batch-norm-to-conv
+has "$T/out" "; batch-norm-to-conv: BatchNormalization -> bn_29 (BatchNorm_30): rewritten as a depthwise 1x1 Conv: equal on all 256 codes of all 8 channels"
+run 0 "$J" run "$FX/qdq_conv_bn.onnx" -i input="$FX/qdq_conv_bn.in0.npy" -o "$T/bn-ref" --engine ref
+same "$T/bn/output.npy" "$T/bn-ref/output.npy" "qdq_conv_bn: npu and ref outputs"
+
 # 8b. --dump-ir: the IR after import and after every pass (golden), and a bad spec
 run 0 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/ref2" --engine ref --dump-ir=after:all
-sed '/^model /d; / -> /d' "$T/out" >"$T/dump.txt"  # the IR only: the run summary names machine paths
+sed '/^model /d; /^output: /d' "$T/out" >"$T/dump.txt"  # the IR only: the run summary names machine paths
 golden "$T/dump.txt" qdq_conv_relu.dump.txt
 same "$T/ref2/output.npy" "$T/ref/output.npy" "run output with --dump-ir"
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref --dump-ir=before:x

@@ -87,10 +87,15 @@ janus::Result<graph::Graph> load_model(const std::string& path, const std::strin
     }
     if (dump == "import" || dump == "all") std::cout << "; after import\n" << graph::print(g, false);
     graph::PassLog log;
+    std::size_t logged = 0;  // the pass's decisions (taken and refused, with the reason) come before its graph
     JANUS_CHECK(graph::run_passes(g, graph::default_pipeline, log, {janus_tools::kernel_by_name},
                                   [&](std::string_view pass, const graph::Graph& gr) {
-                                      if (dump == pass || dump == "all")
+                                      if (dump == pass || dump == "all") {
+                                          for (std::size_t i = logged; i < log.size(); ++i)
+                                              std::cout << "; " << log[i] << "\n";
                                           std::cout << "; after " << pass << "\n" << graph::print(gr, false);
+                                      }
+                                      logged = log.size();
                                   }));
     phase("passes");
     return g;

@@ -7,7 +7,10 @@
 //      output of a DequantizeLinear (its parameters), when its only consumer is a QuantizeLinear (that one's
 //      parameters), or when its only consumer is a Relu or Clip whose output is covered (the activation keeps the
 //      parameters of its output). A float op whose float inputs and output are all covered becomes the quantized op
-//      on the integer tensors; Q(DQ(q)) with equal parameters is q itself, with other parameters a Requantize.
+//      on the integer tensors; Q(DQ(q)) with equal parameters is q itself, with other parameters a Requantize. The
+//      float32 constant parameters of a normalization (BatchNormalization's scale, B, mean and var; the scale and
+//      bias of InstanceNormalization and LayerNormalization) need no coverage: the quantized kernels read them as
+//      floats, so a quantized X and output make the op quantized.
 //      QOperator nodes (QLinearConv, QLinearMatMul) carry their parameters on the node: they are attached to the
 //      tensors they read and write (a tensor read under two different quantizations is refused).
 //   2. Every other float op runs in float32 on the host (Target::host) and is reported so, never dropped; its
@@ -527,11 +530,17 @@ private:
                 return err(n, "onnx-op", "attribute '" + x.name + "' has a kind " + op + " does not take");
         // Which inputs are tensors, which are constant attributes.
         std::vector<std::string> tensors;
+        std::vector<bool> param;  // a float32 constant parameter of a normalization: read as floats when quantized
+        const bool norm = op == "BatchNormalization" || op == "InstanceNormalization" || op == "LayerNormalization";
         for (std::size_t i = 0; i < n.inputs.size(); ++i) {
             const auto* ci = const_input(op, i);
             if (!ci) {
                 if (n.inputs[i].empty()) return err(n, "onnx-op", "optional input " + std::to_string(i) + " omitted");
                 tensors.push_back(n.inputs[i]);
+                const onnx::Tensor* c = norm && i > 0 ? constant(n.inputs[i]) : nullptr;
+                const auto r = reps_.find(n.inputs[i]);  // a constant already read as floats by another node
+                param.push_back(c && c->dtype == DType::f32 &&
+                                (r == reps_.end() || (!r->second.dequantized && !g_.value(r->second.v).type.quant)));
                 continue;
             }
             if (n.inputs[i].empty()) continue;
@@ -571,7 +580,12 @@ private:
         //                  whose output no quantization covers runs on the integers, and its output is read as
         //                  dequantized (dequantize commutes with it).
         bool quant = out_cover.has_value(), raw_int = false, all_quantized = !tensors.empty();
-        for (const auto& t : tensors) {
+        for (std::size_t k = 0; k < tensors.size(); ++k) {
+            if (param[k]) {  // no quantization needed; but not a value-preserving op on dequantized readings either
+                all_quantized = false;
+                continue;
+            }
+            const auto& t = tensors[k];
             const auto it = reps_.find(t);
             const bool has_quant = it != reps_.end() && g_.value(it->second.v).type.quant.has_value();
             quant = quant && has_quant;
@@ -607,8 +621,9 @@ private:
             return ok_status();
         }
         std::vector<ValueId> in;
-        for (const auto& t : tensors) {
-            if (quant) {
+        for (std::size_t k = 0; k < tensors.size(); ++k) {
+            const auto& t = tensors[k];
+            if (quant && !param[k]) {
                 in.push_back(reps_[t].v);
             } else {
                 JANUS_TRY(const ValueId v, as_float(n, t));
