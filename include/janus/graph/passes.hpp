@@ -5,7 +5,8 @@
 // verified (graph/ir.hpp verify), so a pass that breaks an invariant (a lost quantization, a dangling value) fails at
 // once with the pass named. Every decision a pass takes or refuses is one line of `log`: "pass: node ...: reason"
 // (seed B11: a refused fusion says why). `dump(pass, g)` is called after each pass (janusc --dump-ir=after:PASS).
-// `ctx.kernel` is the reference kernel fold-constants evaluates nodes with (ops::call_by_name, as for the engines).
+// `ctx.kernel` is the reference kernel that fold-constants and batch-norm-to-conv evaluate nodes with
+// (ops::call_by_name, as for the engines).
 //
 // Passes (docs/janusc.md "Passes"):
 //   fold-constants    a node whose inputs are all constants is evaluated once with the reference kernel, with the
@@ -18,8 +19,8 @@
 //                     [N, C, H, W]) becomes a depthwise 1x1 Conv, an op the NPU runs (seeds A6, A8: the fixed
 //                     statistics become per-channel weight scales and an int32 bias, no dedicated affine op). The
 //                     two kernels round differently (the BatchNorm twice, through 8 fractional bits; the Conv once),
-//                     so each channel's bias is searched, on all 256 input codes, for the fewest codes unequal to
-//                     the BatchNorm kernel's. Taken when no code differs by more than 1 LSB; the log gives the
+//                     so each channel's bias and slope are searched, on all 256 input codes, for the fewest codes
+//                     unequal to the BatchNorm kernel's. Taken when no code differs by more than 1 LSB; the log gives the
 //                     number of unequal codes and how far each form is from dequantize -> BatchNorm in double ->
 //                     quantize (seed A6: the numeric work is measured, not assumed). This is the one pass that may
 //                     change codes. The Conv before it keeps its output quantization and rounding (seed B10: folding
@@ -59,7 +60,7 @@ using PassLog = std::vector<std::string>;
 
 /// What passes may need beyond the graph.
 struct PassContext {
-    KernelFn kernel = nullptr;                 ///< fold-constants: the reference kernel (ops::call_by_name)
+    KernelFn kernel = nullptr;                 ///< the reference kernel (ops::call_by_name)
     std::int64_t fold_limit_bytes = 16 << 20;  ///< fold-constants keeps nodes whose result would be larger
 };
 using PassFn = Status (*)(Graph&, PassLog&, const PassContext&);
@@ -472,9 +473,9 @@ inline Status batch_norm_to_conv(Graph& g, PassLog& log, const PassContext& ctx)
             if (best[c].differ >= pass_detail::bn_far && far_channel == Cs) far_channel = c;
         }
         if (far_channel != Cs) {
-            log.push_back(
-                what + ": kept, channel " + std::to_string(far_channel) +
-                ": every depthwise 1x1 Conv tried differs from the BatchNorm by more than 1 LSB on some code");
+            log.push_back(what + ": kept, channel " + std::to_string(far_channel) +
+                          ": every depthwise 1x1 Conv tried differs from the BatchNorm by more than 1 LSB on some code "
+                          "(or needs a bias beyond int32)");
             continue;
         }
         JANUS_TRY(const auto conv, pass_detail::bn_conv_codes(best, qx, qy, ctx.kernel, what));
