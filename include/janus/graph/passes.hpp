@@ -20,11 +20,12 @@
 //                     statistics become per-channel weight scales and an int32 bias, no dedicated affine op). The
 //                     two kernels round differently (the BatchNorm twice, through 8 fractional bits; the Conv once),
 //                     so each channel's bias and slope are searched, on all 256 input codes, for the fewest codes
-//                     unequal to the BatchNorm kernel's. Taken when no code differs by more than 1 LSB; the log gives the
-//                     number of unequal codes and how far each form is from dequantize -> BatchNorm in double ->
-//                     quantize (seed A6: the numeric work is measured, not assumed). This is the one pass that may
-//                     change codes. The Conv before it keeps its output quantization and rounding (seed B10: folding
-//                     into the preceding Conv would remove that boundary and is not done).
+//                     unequal to the BatchNorm kernel's. Taken when no code differs by more than 1 LSB; the log
+//                     gives the number of unequal codes and how far each form is from dequantize -> BatchNorm in
+//                     double -> quantize (seed A6: the numeric work is measured, not assumed). This is the one pass
+//                     that may change codes. Kept when the Conv kernel refuses the Conv (a multiplier beyond 2^30).
+//                     The Conv before it keeps its output quantization and rounding (seed B10: folding into the
+//                     preceding Conv would remove that boundary and is not done).
 //   fuse-activation   a quantized Relu or Clip right after a Conv / ConvTranspose / MatMul / Gemm is removed when
 //                     it is exactly the identity on its tensor's quantization: evaluated on all 256 int8 codes with
 //                     the op's own kernel (seed B10: the clamp must be exactly representable in the output
@@ -453,19 +454,28 @@ inline Status batch_norm_to_conv(Graph& g, PassLog& log, const PassContext& ctx)
                                                   ops::TensorType{DType::i8, Shape{1, C, 16, 16}, qy}, {}));
         const auto want = want_t.to_vector<std::int8_t>();
 
+        // The Conv kernel may refuse a candidate the BatchNorm kernel takes (its capped plan covers ratios up to
+        // any size; a Conv's multiplier must stay below 2^30): then the BatchNorm stays, with the kernel's reason.
         std::vector<pass_detail::BnConvChannel> best(Cs, {0, 0, 0, 2 * pass_detail::bn_far});
-        std::vector<std::size_t> all(Cs);
-        for (std::size_t c = 0; c < Cs; ++c) all[c] = c;
-        JANUS_CHECK(pass_detail::bn_search(f, want, all, 1.0, 128, qx, qy, ctx.kernel, best, what));
-        for (int j = 1; j <= 16; ++j)
-            for (int sign : {1, -1}) {
-                std::vector<std::size_t> open;
-                for (std::size_t c = 0; c < Cs; ++c)
-                    if (best[c].differ != 0) open.push_back(c);
-                if (open.empty()) break;
-                JANUS_CHECK(pass_detail::bn_search(f, want, open, 1.0 + sign * j * 0x1p-14, 32, qx, qy, ctx.kernel,
-                                                   best, what));
-            }
+        const Status searched = [&]() -> Status {
+            std::vector<std::size_t> all(Cs);
+            for (std::size_t c = 0; c < Cs; ++c) all[c] = c;
+            JANUS_CHECK(pass_detail::bn_search(f, want, all, 1.0, 128, qx, qy, ctx.kernel, best, what));
+            for (int j = 1; j <= 16; ++j)
+                for (int sign : {1, -1}) {
+                    std::vector<std::size_t> open;
+                    for (std::size_t c = 0; c < Cs; ++c)
+                        if (best[c].differ != 0) open.push_back(c);
+                    if (open.empty()) return ok_status();
+                    JANUS_CHECK(pass_detail::bn_search(f, want, open, 1.0 + sign * j * 0x1p-14, 32, qx, qy, ctx.kernel,
+                                                       best, what));
+                }
+            return ok_status();
+        }();
+        if (!searched.ok()) {
+            log.push_back(what + ": kept, the Conv kernel refuses the depthwise Conv: " + searched.error().message());
+            continue;
+        }
         int unequal = 0;
         std::size_t far_channel = Cs;
         for (std::size_t c = 0; c < Cs; ++c) {
