@@ -701,6 +701,51 @@ def seeds_ir_parse():
     return seeds
 
 
+def seeds_graph_diff():
+    """fuzz/graph_diff.cpp: IR text run through the default passes, the lowering and the simulator. The pass tests of
+    tests/graph/passes/ (not their .after.ir goldens, and not the 64-channel BatchNorm, whose bias search is slow),
+    the imported fixtures of tests/graph/text/, and two graphs of the ops the lowering takes: a depthwise Conv,
+    MaxPool, a LUT, GlobalAveragePool, Flatten and MatMul; a 1x1 Conv, Relu, a squeeze-and-excite Mul by its own
+    [1, C, 1, 1] GlobalAveragePool, a residual Add and AveragePool."""
+    root = FUZZ_DIR.parent / "tests" / "graph"
+    seeds = {}
+    for p in sorted((root / "passes").glob("*.ir")):
+        if not p.name.endswith(".after.ir") and p.name != "batch_norm_to_conv_1lsb.ir":
+            seeds["pass_" + p.name] = p.read_bytes()
+    for p in sorted((root / "text").glob("*.ir")):
+        seeds["fixture_" + p.name] = p.read_bytes()
+
+    def hx(n, f):
+        return "0x" + "".join("%02x" % (f(i) & 255) for i in range(n))
+
+    seeds["pools_matmul.ir"] = f"""graph pools {{
+  input %x: int8[1,8,8,8] q(int8 s=0.05 zp=-3)
+  const %dw: int8[8,1,3,3] q(int8 s=0.02 zp=0) = {hx(72, lambda i: (i * 29 + 3) % 41 - 20)}
+  %d: int8[1,8,8,8] q(int8 s=0.07 zp=2) = Conv(%x, %dw) {{group=8, kernel_shape=[3, 3], pads=[1, 1, 1, 1]}}
+  %m: int8[1,8,4,4] q(int8 s=0.07 zp=2) = MaxPool(%d) {{kernel_shape=[2, 2], strides=[2, 2]}}
+  %s: int8[1,8,4,4] q(int8 s=0.004 zp=-128) = Sigmoid(%m)
+  %g: int8[1,8,1,1] q(int8 s=0.003 zp=-100) = GlobalAveragePool(%s)
+  %f: int8[1,8] q(int8 s=0.003 zp=-100) = Flatten(%g) {{axis=1}}
+  const %w: int8[8,4] q(int8 s=0.01 zp=0) = {hx(32, lambda i: (i * 37 + 11) % 51 - 25)}
+  %y: int8[1,4] q(int8 s=0.02 zp=1) = MatMul(%f, %w)
+  output %y
+}}
+""".encode()
+    seeds["residual.ir"] = f"""graph residual {{
+  input %x: int8[1,16,4,4] q(int8 s=0.1 zp=3)
+  const %w: int8[16,16,1,1] q(int8 s=0.01 zp=0) = {hx(256, lambda i: (i * 53 + 7) % 61 - 30)}
+  %c: int8[1,16,4,4] q(int8 s=0.08 zp=-4) = Conv(%x, %w) {{kernel_shape=[1, 1]}}
+  %r: int8[1,16,4,4] q(int8 s=0.08 zp=-4) = Relu(%c)
+  %k: int8[1,16,1,1] q(int8 s=0.05 zp=0) = GlobalAveragePool(%r)
+  %m: int8[1,16,4,4] q(int8 s=0.12 zp=0) = Mul(%r, %k)
+  %a: int8[1,16,4,4] q(int8 s=0.15 zp=-2) = Add(%m, %x)
+  %p: int8[1,16,2,2] q(int8 s=0.15 zp=-2) = AveragePool(%a) {{kernel_shape=[2, 2], strides=[2, 2]}}
+  output %p
+}}
+""".encode()
+    return seeds
+
+
 def seeds_package_reader():
     """fuzz/package_reader.cpp: byte 0 picks the mode (even: a package file follows; odd: generator bytes, bit 1 set:
     no resealing). Raw seeds: the two golden packages of tests/package/golden/, valid packages of other shapes
@@ -870,6 +915,7 @@ TARGETS = {
     "npy_reader": seeds_npy_reader,
     "ir_parse": seeds_ir_parse,
     "package_reader": seeds_package_reader,
+    "graph_diff": seeds_graph_diff,
 }
 
 
