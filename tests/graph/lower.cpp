@@ -24,14 +24,22 @@ namespace {
 namespace fs = std::filesystem;
 using namespace janus;
 
+/// Run the default pipeline on `g`; the ops of the result, in order ("Relu Neg ").
+std::string pipeline_ops(graph::Graph& g) {
+    graph::PassLog log;
+    REQUIRE(graph::run_passes(g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
+    std::string ops;
+    for (const auto& n : g.nodes) ops += n.op + " ";
+    return ops;
+}
+
 graph::Graph fixture(const std::string& stem) {
     const std::string path = "onnx/fixtures/" + stem + ".onnx";
     const auto m = onnx::read_model_file(path);
     REQUIRE_MESSAGE(m.ok(), (m.ok() ? std::string() : m.error().message()));
     auto g = graph::import_onnx(*m, path);
     REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
-    graph::PassLog log;
-    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
+    pipeline_ops(*g);
     return std::move(*g);
 }
 
@@ -260,11 +268,7 @@ TEST_CASE("what canonicalize makes lowers: 0 - x as Neg, x + 0 as Requantize, on
     const auto in = graph::seeded_inputs(*g, 3);
     const auto before = graph::run_reference(*g, in, janus_tools::kernel_by_name);
     REQUIRE(before.ok());
-    graph::PassLog log;
-    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
-    std::string ops;
-    for (const auto& n : g->nodes) ops += n.op + " ";
-    CHECK(ops == "Relu Neg Requantize Add ");
+    CHECK(pipeline_ops(*g) == "Relu Neg Requantize Add ");
     const auto l = lower(*g, true);
     const auto out = run_npu(*g, l, in);
     CHECK(bytes_of(out.outputs.at(0)) == bytes_of(before->at(0)));
@@ -305,11 +309,7 @@ TEST_CASE("a BatchNorm after a Conv runs on the NPU as a depthwise Conv, bit-ide
     const auto in = graph::seeded_inputs(*g, 5);
     const auto before = graph::run_reference(*g, in, janus_tools::kernel_by_name);
     REQUIRE(before.ok());
-    graph::PassLog log;
-    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
-    std::string ops;
-    for (const auto& n : g->nodes) ops += n.op + " ";
-    CHECK(ops == "Conv Conv ");
+    CHECK(pipeline_ops(*g) == "Conv Conv ");
     const auto after = graph::run_reference(*g, in, janus_tools::kernel_by_name);
     REQUIRE(after.ok());
     const auto b = before->at(0).to_vector<std::int8_t>(), a = after->at(0).to_vector<std::int8_t>();
