@@ -7,8 +7,9 @@
 // Properties (a __builtin_trap() when broken):
 //   1. every refusal (parse, reference run, lowering) is a well-formed Error: input, rule and detail non-empty;
 //   2. a graph the reference engine runs gets through the default passes (a rewrite a kernel refuses is logged and
-//      not taken, never an error), and the passes keep the reference outputs bit for bit, except
-//      batch-norm-to-conv, which logs how many codes it changes: then int8 outputs may differ by at most 1;
+//      not taken, never an error), and the passes keep the reference outputs bit for bit, unless
+//      batch-norm-to-conv logs codes it changes (by 1 LSB each, which later ops may magnify: its unit tests bound
+//      its own output);
 //   3. a graph the lowering accepts runs on the simulator without a fault or a race, and every output is
 //      bit-identical to the reference engine's on the graph after the passes.
 #include <cstddef>
@@ -84,20 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         changes_codes = changes_codes || (line.starts_with("batch-norm-to-conv:") &&
                                           line.find("codes differ from the BatchNorm kernel") != std::string::npos);
     const auto b = bytes(*before), a = bytes(*after);
-    if (!changes_codes) {
-        check(a == b, "the passes keep the reference outputs bit for bit");
-    } else {
-        check(a.size() == b.size(), "the passes keep the outputs");
-        for (std::size_t o = 0; o < a.size(); ++o) {
-            check(a[o].size() == b[o].size(), "the passes keep the output sizes");
-            const bool i8 = g->value(g->outputs[o]).type.dtype == DType::i8;
-            for (std::size_t i = 0; i < a[o].size(); ++i) {
-                const int d = static_cast<int>(static_cast<std::int8_t>(a[o][i])) -
-                              static_cast<int>(static_cast<std::int8_t>(b[o][i]));
-                check(i8 ? d >= -1 && d <= 1 : d == 0, "batch-norm-to-conv changes int8 codes by at most 1");
-            }
-        }
-    }
+    check(a.size() == b.size(), "the passes keep the outputs");
+    if (!changes_codes) check(a == b, "the passes keep the reference outputs bit for bit");
     const auto lowered = graph::lower_graph(*g, graph::LowerOptions{false, true});
     if (!lowered.ok()) {
         well_formed(lowered.error(), "lower");
