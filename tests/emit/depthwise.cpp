@@ -19,6 +19,10 @@
 using namespace janus;
 using namespace janus::emit;
 
+// Test executables build as one unity TU per directory: this file's helpers and tests live in their own
+// namespace, so their names hide (never overload) a sibling file's helpers of the same name.
+namespace depthwise_test {
+
 namespace {
 
 struct Case {
@@ -148,3 +152,5 @@ TEST_CASE("depthwise refusals name the rule and leave nothing in the builder") {
     CHECK(b.weights().empty());
     CHECK(b.holders().empty());
 }
+
+}  // namespace depthwise_test

@@ -21,6 +21,10 @@
 using namespace janus;
 using namespace janus::emit;
 
+// Test executables build as one unity TU per directory: this file's helpers and tests live in their own
+// namespace, so their names hide (never overload) a sibling file's helpers of the same name.
+namespace elementwise_test {
+
 namespace {
 
 std::vector<std::int8_t> random_bytes(std::int64_t n, std::mt19937& rng) {
@@ -223,3 +227,5 @@ TEST_CASE("refusals are clean and transactional: broadcast, a non-int8 table, no
     CHECK(b.weights().empty());
     CHECK(b.holders() == "LMEM +0 262080 B 'hog'\n");
 }
+
+}  // namespace elementwise_test

@@ -20,6 +20,10 @@
 using namespace janus;
 using namespace janus::emit;
 
+// Test executables build as one unity TU per directory: this file's helpers and tests live in their own
+// namespace, so their names hide (never overload) a sibling file's helpers of the same name.
+namespace matmul_test {
+
 namespace {
 
 struct Problem {
@@ -218,3 +222,5 @@ TEST_CASE("MatMul refusals name the rule and leave nothing in the builder") {
     CHECK(b.weights().empty());
     CHECK(b.holders() == "LMEM +0 261888 B 'hog'\n");
 }
+
+}  // namespace matmul_test

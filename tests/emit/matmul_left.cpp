@@ -20,6 +20,10 @@
 using namespace janus;
 using namespace janus::emit;
 
+// Test executables build as one unity TU per directory: this file's helpers and tests live in their own
+// namespace, so their names hide (never overload) a sibling file's helpers of the same name.
+namespace matmul_left_test {
+
 namespace {
 
 void check(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_t zx, bool per_row, std::uint32_t seed,
@@ -119,3 +123,5 @@ TEST_CASE("weight on the left: refusals") {
     CHECK(b.weights().empty());
     CHECK(b.holders().empty());
 }
+
+}  // namespace matmul_left_test

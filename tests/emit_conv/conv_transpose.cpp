@@ -18,6 +18,10 @@
 using namespace janus;
 using namespace janus::emit;
 
+// Test executables build as one unity TU per directory: this file's helpers and tests live in their own
+// namespace, so their names hide (never overload) a sibling file's helpers of the same name.
+namespace conv_transpose_test {
+
 namespace {
 
 struct Case {
@@ -141,3 +145,5 @@ TEST_CASE("ConvTranspose refusals") {
     CHECK(b.weights().empty());
     CHECK(b.holders().empty());
 }
+
+}  // namespace conv_transpose_test

@@ -16,18 +16,13 @@
 #include <vector>
 
 #include <janus/io/npy.hpp>
+#include "../support/text_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path bad_dir = fs::path(JANUS_SOURCE_DIR) / "tests/io/bad_npy";
-
-std::vector<std::uint8_t> file_bytes(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    REQUIRE_MESSAGE(in.good(), "cannot open " << p.string());
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 /// file name -> expected message, from expected.txt.
 std::map<std::string, std::string> expected_messages() {
@@ -67,7 +62,7 @@ TEST_CASE("npy: every malformed file in tests/io/bad_npy is refused with its exa
         CAPTURE(file);
         const auto it = expected.find(file);
         CHECK_MESSAGE(it != expected.end(), file << " has no expected message in tests/io/bad_npy/expected.txt");
-        const auto r = janus::io::read_npy(file_bytes(bad_dir / file), file);
+        const auto r = janus::io::read_npy(janus_test::read_bytes(bad_dir / file), file);
         REQUIRE_FALSE(r.ok());
         // The error contract: a file offset as position, an npy- rule, a sentence.
         CHECK(r.error().position.rfind("byte ", 0) == 0);

@@ -15,6 +15,10 @@
 #include <janus/numeric/rounding.hpp>
 #include <support/numeric_reference.hpp>
 
+// Test executables build as one unity TU per directory: this file's helpers and tests live in their own
+// namespace, so their names hide (never overload) a sibling file's helpers of the same name.
+namespace rounding_test {
+
 namespace {
 
 namespace num = janus::numeric;
@@ -432,3 +436,5 @@ TEST_CASE("is_valid accepts a multiplier in [2^30, 2^31) with shift in [-31, 30]
     CHECK_FALSE(num::is_valid(QM{two30, 31}));
     static_assert(num::is_valid(QM{}));
 }
+
+}  // namespace rounding_test

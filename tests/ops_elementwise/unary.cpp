@@ -22,6 +22,10 @@
 #include <janus/ops/quantize.hpp>
 #include <janus/ops/unary.hpp>
 
+// Test executables build as one unity TU per directory: this file's helpers and tests live in their own
+// namespace, so their names hide (never overload) a sibling file's helpers of the same name.
+namespace unary_test {
+
 namespace {
 
 using namespace janus;
@@ -484,3 +488,5 @@ TEST_CASE("bad attributes through call_with: unknown name, wrong kind, NaN clip 
     CHECK(call_with<Gelu>(x, {{"approximate", std::string("tanh")}}).ok());
     CHECK(call_with<Gelu>(x, {{"approximate", std::string("none")}}).ok());
 }
+
+}  // namespace unary_test

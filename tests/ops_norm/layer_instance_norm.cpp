@@ -9,6 +9,10 @@
 
 using namespace norm_test;
 
+// Test executables build as one unity TU per directory: this file's helpers and tests live in their own
+// namespace, so their names hide (never overload) a sibling file's helpers of the same name.
+namespace layer_instance_norm_test {
+
 namespace {
 
 Result<Tensor> ln(const Tensor& x, const Tensor& g, const std::optional<Tensor>& b, std::int64_t axis, float eps,
@@ -291,3 +295,5 @@ TEST_CASE("LayerNorm / InstanceNorm bad inputs name their rule") {
                      TensorType{DType::i8, Shape{1, 2, 2}, qy}),
                "per-tensor-quantization");
 }
+
+}  // namespace layer_instance_norm_test

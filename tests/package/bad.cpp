@@ -30,6 +30,7 @@
 
 #include "craft.hpp"
 #include "sample.hpp"
+#include "../support/text_file.hpp"
 
 using namespace janus;
 using namespace janus::package;
@@ -38,11 +39,6 @@ using Bytes = std::vector<std::uint8_t>;
 namespace {
 
 const std::filesystem::path bad_dir = std::filesystem::path(JANUS_SOURCE_DIR) / "tests/package/bad";
-
-bool update_requested() {
-    const char* e = std::getenv("JANUS_UPDATE_GOLDEN");
-    return e != nullptr && std::string_view(e) == "1";
-}
 
 Bytes sample_bytes() { return write_package(testing::sample()).value(); }
 Bytes minimal_bytes() { return write_package(testing::minimal()).value(); }
@@ -261,11 +257,6 @@ const std::vector<Recipe>& recipes() {
     return all;
 }
 
-Bytes slurp(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 /// expected.txt: one message per file (its input name is the file name); '#' lines are comments.
 std::map<std::string, std::string> expected_messages() {
     std::map<std::string, std::string> m;
@@ -288,7 +279,7 @@ TEST_CASE("every bad file is what its recipe makes") {
         REQUIRE(names.insert(r.name).second);
         const Bytes made = r.make();
         const auto path = bad_dir / (r.name + ".jpk");
-        if (update_requested()) {
+        if (janus_test::update_golden_requested()) {
             std::ofstream out(path, std::ios::binary | std::ios::trunc);
             out.write(reinterpret_cast<const char*>(made.data()), static_cast<std::streamsize>(made.size()));
             REQUIRE(out.good());
@@ -296,8 +287,9 @@ TEST_CASE("every bad file is what its recipe makes") {
         }
         REQUIRE_MESSAGE(std::filesystem::exists(path),
                         path.string() << " is missing; JANUS_UPDATE_GOLDEN=1 writes the bad files from their recipes");
-        CHECK_MESSAGE(slurp(path) == made, path.string() << " is not what its recipe makes (rewrite it deliberately "
-                                                            "with JANUS_UPDATE_GOLDEN=1 and review expected.txt)");
+        CHECK_MESSAGE(janus_test::read_bytes(path) == made,
+                      path.string() << " is not what its recipe makes (rewrite it deliberately "
+                                       "with JANUS_UPDATE_GOLDEN=1 and review expected.txt)");
     }
 }
 
@@ -312,7 +304,7 @@ TEST_CASE("every bad file gets exactly its expected error") {
     CHECK(files.size() == recipes().size());
     for (const std::string& file : files) {
         CAPTURE(file);
-        const Bytes b = slurp(bad_dir / file);
+        const Bytes b = janus_test::read_bytes(bad_dir / file);
         const auto r = read_package(b, file);
         REQUIRE_FALSE(r.ok());
         const auto want = expected.find(file);

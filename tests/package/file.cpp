@@ -18,6 +18,7 @@
 
 #include "../support/check_rule.hpp"
 #include "sample.hpp"
+#include "../support/text_file.hpp"
 
 using namespace janus;
 using namespace janus::package;
@@ -42,10 +43,6 @@ struct TempDir {
     }
 };
 
-Bytes slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 void put(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
 
 Package invalid() {
@@ -60,10 +57,10 @@ TEST_CASE("a successful write creates the package, or replaces an existing one w
     TempDir d("write_ok");
     const fs::path target = d.path / "model.jpk";
     REQUIRE(write_package_file(target.string(), testing::minimal()).ok());
-    CHECK(slurp(target) == write_package(testing::minimal()).value());
+    CHECK(janus_test::read_bytes(target) == write_package(testing::minimal()).value());
     CHECK(d.entries() == std::set<std::string>{"model.jpk"});
     REQUIRE(write_package_file(target.string(), testing::sample()).ok());
-    CHECK(slurp(target) == write_package(testing::sample()).value());
+    CHECK(janus_test::read_bytes(target) == write_package(testing::sample()).value());
     CHECK(d.entries() == std::set<std::string>{"model.jpk"});
     const auto r = read_package_file(target.string());
     REQUIRE(r.ok());
@@ -85,7 +82,7 @@ TEST_CASE("an invalid package is refused before anything touches the disk") {
     r = write_package_file(target.string(), invalid());
     CHECK_RULE(r, "io-dim");
     CHECK(d.entries() == std::set<std::string>{"model.jpk"});
-    const Bytes old = slurp(target);
+    const Bytes old = janus_test::read_bytes(target);
     CHECK(std::string(old.begin(), old.end()) == "previous package");
 }
 
@@ -113,7 +110,7 @@ TEST_CASE("a write that fails midway (file size limit) leaves the existing packa
     TempDir d("write_efbig");
     const fs::path target = d.path / "model.jpk";
     REQUIRE(write_package_file(target.string(), testing::minimal()).ok());
-    const Bytes before = slurp(target);
+    const Bytes before = janus_test::read_bytes(target);
     REQUIRE(write_package(testing::sample()).value().size() > 1024);
     // RLIMIT_FSIZE makes write() fail with EFBIG past 1 KiB (SIGXFSZ ignored), the way a full disk would
     rlimit old{};
@@ -127,7 +124,7 @@ TEST_CASE("a write that fails midway (file size limit) leaves the existing packa
     std::signal(SIGXFSZ, handler);
     CHECK_RULE(r, "package-write");
     CHECK(r.error().detail.find("cannot write") != std::string::npos);
-    CHECK(slurp(target) == before);
+    CHECK(janus_test::read_bytes(target) == before);
     CHECK(d.entries() == std::set<std::string>{"model.jpk"});
     CHECK(read_package_file(target.string()).value() == testing::minimal());
 }

@@ -26,6 +26,7 @@
 #include "../support/check_rule.hpp"
 #include "craft.hpp"
 #include "sample.hpp"
+#include "../support/text_file.hpp"
 
 using namespace janus;
 using namespace janus::package;
@@ -35,20 +36,10 @@ namespace {
 
 const std::filesystem::path golden_dir = std::filesystem::path(JANUS_SOURCE_DIR) / "tests/package/golden";
 
-bool update_requested() {
-    const char* e = std::getenv("JANUS_UPDATE_GOLDEN");
-    return e != nullptr && std::string_view(e) == "1";
-}
-
-Bytes slurp(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 /// Compare `data` with the golden file `name`, or (JANUS_UPDATE_GOLDEN=1) write it.
 void golden(const std::string& name, const Bytes& data) {
     const auto path = golden_dir / name;
-    if (update_requested()) {
+    if (janus_test::update_golden_requested()) {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
         REQUIRE(out.good());
@@ -57,7 +48,7 @@ void golden(const std::string& name, const Bytes& data) {
     }
     REQUIRE_MESSAGE(std::filesystem::exists(path), path.string() << " is missing (never created silently); "
                                                                     "JANUS_UPDATE_GOLDEN=1 writes it");
-    const Bytes want = slurp(path);
+    const Bytes want = janus_test::read_bytes(path);
     if (want == data) return;
     std::size_t i = 0;
     while (i < want.size() && i < data.size() && want[i] == data[i]) ++i;
@@ -242,8 +233,8 @@ TEST_CASE("determinism: the same package gives the same bytes, whatever the loca
     std::filesystem::create_directories(root / "x" / "y");
     REQUIRE(write_package_file((root / "a.jpk").string(), testing::sample()).ok());
     REQUIRE(write_package_file((root / "x" / "y" / "b.jpk").string(), testing::sample()).ok());
-    CHECK(slurp(root / "a.jpk") == first);
-    CHECK(slurp(root / "x" / "y" / "b.jpk") == first);
+    CHECK(janus_test::read_bytes(root / "a.jpk") == first);
+    CHECK(janus_test::read_bytes(root / "x" / "y" / "b.jpk") == first);
     std::filesystem::remove_all(root);
 }
 
@@ -255,9 +246,11 @@ TEST_CASE("golden bytes and inspect text of the test packages") {
     golden("minimal.txt", text_bytes(inspect(minimal, "minimal.jpk").value()));
     golden("sample.txt", text_bytes(inspect(sample, "sample.jpk").value()));
     // the goldens read back as the packages
-    if (!update_requested()) {
-        CHECK(read_package(slurp(golden_dir / "sample.jpk"), "sample.jpk").value() == testing::sample());
-        CHECK(read_package(slurp(golden_dir / "minimal.jpk"), "minimal.jpk").value() == testing::minimal());
+    if (!janus_test::update_golden_requested()) {
+        CHECK(read_package(janus_test::read_bytes(golden_dir / "sample.jpk"), "sample.jpk").value() ==
+              testing::sample());
+        CHECK(read_package(janus_test::read_bytes(golden_dir / "minimal.jpk"), "minimal.jpk").value() ==
+              testing::minimal());
     }
     std::set<std::string> files;
     for (const auto& e : std::filesystem::directory_iterator(golden_dir)) files.insert(e.path().filename().string());
@@ -339,7 +332,7 @@ TEST_CASE("the fuzz seeds of fuzz/make_seeds.py: valid_ files are valid packages
     int valid = 0, bad = 0;
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
         const std::string name = e.path().filename().string();
-        const Bytes b = slurp(e.path());
+        const Bytes b = janus_test::read_bytes(e.path());
         CAPTURE(name);
         REQUIRE_FALSE(b.empty());
         const auto r = read_package(std::span(b).subspan(1), name);
