@@ -201,17 +201,32 @@ def qop_conv_matmul(rng):
 
 
 def integer_ops(rng):
-    """ConvInteger and MatMulInteger: int8 in, int32 out (typed int32_data zero points)."""
+    """ConvInteger and MatMulInteger: int8 and uint8 in, int32 out. Zero points: scalars stored in the typed
+    int32_data field, per output channel (ConvInteger's w_zero_point), per row and per column (MatMulInteger), and
+    omitted (0 of uint8)."""
     w = rng.integers(-128, 128, (3, 2, 2, 2)).astype(np.int8)
     m = rng.integers(-128, 128, (5, 6)).astype(np.int8)
+    w2 = rng.integers(0, 256, (3, 2, 3, 3)).astype(np.uint8)
+    m2 = rng.integers(-128, 128, (5, 6)).astype(np.int8)
+    m3 = rng.integers(0, 256, (3, 2)).astype(np.uint8)
     inits = [tensor("w", w), tensor("x_zp", np.array(3, np.int8), raw=False), tensor("m", m),
-             tensor("a_zp", np.array(-2, np.int8), raw=False)]
+             tensor("a_zp", np.array(-2, np.int8), raw=False),
+             tensor("w2", w2), tensor("xu_zp", np.array(131, np.uint8)),
+             tensor("w2_zp", np.array([120, 128, 141], np.uint8)),
+             tensor("m2", m2), tensor("a2_zp", np.array([5, -7, 0, 127], np.int8)),
+             tensor("m2_zp", np.array([-128, 3, 0, -1, 9, 64], np.int8)), tensor("m3", m3)]
     nodes = [helper.make_node("ConvInteger", ["x", "w", "x_zp"], ["conv"], name="convint"),
-             helper.make_node("MatMulInteger", ["a", "m", "a_zp"], ["mm"], name="matmulint")]
-    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 2, 5, 5]),
-                         helper.make_tensor_value_info("a", TensorProto.INT8, [4, 5])],
-                 [helper.make_tensor_value_info("conv", TensorProto.INT32, [1, 3, 4, 4]),
-                  helper.make_tensor_value_info("mm", TensorProto.INT32, [4, 6])], inits, "integer_ops")
+             helper.make_node("MatMulInteger", ["a", "m", "a_zp"], ["mm"], name="matmulint"),
+             helper.make_node("ConvInteger", ["xu", "w2", "xu_zp", "w2_zp"], ["conv2"], name="convint_u8",
+                              strides=[2, 2], pads=[1, 1, 1, 1]),
+             helper.make_node("MatMulInteger", ["a2", "m2", "a2_zp", "m2_zp"], ["mm2"], name="matmulint_axes"),
+             helper.make_node("MatMulInteger", ["au", "m3"], ["mm3"], name="matmulint_no_zp")]
+    i8, u8, i32 = TensorProto.INT8, TensorProto.UINT8, TensorProto.INT32
+    v = helper.make_tensor_value_info
+    return model(nodes, [v("x", i8, [1, 2, 5, 5]), v("a", i8, [4, 5]), v("xu", u8, [1, 2, 6, 6]),
+                         v("a2", i8, [4, 5]), v("au", u8, [2, 3])],
+                 [v("conv", i32, [1, 3, 4, 4]), v("mm", i32, [4, 6]), v("conv2", i32, [1, 3, 3, 3]),
+                  v("mm2", i32, [4, 6]), v("mm3", i32, [2, 2])], inits, "integer_ops")
 
 
 def qdq_float_tail(rng):
@@ -432,6 +447,10 @@ def bad_imports():
     s = tensor("s", np.array(0.1, np.float32))
     z = tensor("z", np.array(0, np.int8))
     z2 = tensor("z2", np.array(3, np.int8))
+
+    def i32(name, shape):
+        return helper.make_tensor_value_info(name, TensorProto.INT32, shape)
+
     return {
         "opset_11.onnx": m([relu], [x], [y], opset=11),
         "unknown_op.onnx": m([helper.make_node("Einsum", ["x"], ["y"], name="e", equation="ij->ij")], [x], [y]),
@@ -454,6 +473,16 @@ def bad_imports():
             [helper.make_tensor_value_info("x8", TensorProto.INT8, [1, 4])],
             [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 4])], [s, z, tensor("w", np.eye(4, dtype=np.int8))]),
         "output_dtype_mismatch.onnx": m([relu], [x], [helper.make_tensor_value_info("y", TensorProto.INT64, [1, 4])]),
+        "integer_two_zero_points.onnx": m(
+            [helper.make_node("MatMulInteger", ["a", "w", "z"], ["y"], name="mm0"),
+             helper.make_node("MatMulInteger", ["a", "w", "z2"], ["y2"], name="mm1")],
+            [helper.make_tensor_value_info("a", TensorProto.INT8, [1, 4])], [i32("y", [1, 4]), i32("y2", [1, 4])], [z, z2, tensor("w", np.eye(4, dtype=np.int8))]),
+        "integer_zero_point_type.onnx": m(
+            [helper.make_node("MatMulInteger", ["a", "w", "zu"], ["y"], name="mm")], [helper.make_tensor_value_info("a", TensorProto.INT8, [1, 4])], [i32("y", [1, 4])],
+            [tensor("zu", np.array(128, np.uint8)), tensor("w", np.eye(4, dtype=np.int8))]),
+        "integer_float_operand.onnx": m(
+            [helper.make_node("MatMulInteger", ["x", "w"], ["y"], name="mm")], [x], [i32("y", [1, 4])],
+            [tensor("w", np.eye(4, dtype=np.int8))]),
     }
 
 
@@ -532,6 +561,15 @@ def run_onnx_semantics(m, feeds):
             shape = (1, -1) + (1,) * (i[0].ndim - 2)
             inv = i[1].astype(np.float64) / np.sqrt(i[4].astype(np.float64) + a.get("epsilon", 1e-5))
             r = (i[0] - i[3].reshape(shape)) * inv.reshape(shape) + i[2].reshape(shape)
+        elif op == "ConvInteger":  # exact: integer products summed in float64 stay far below 2^53
+            zx = i[2] if len(i) > 2 and i[2] is not None else 0
+            zw = qaxis(i[1], i[3], 0) if len(i) > 3 and i[3] is not None else 0
+            r = _conv(i[0].astype(np.int64) - zx, i[1].astype(np.int64) - zw, None, a.get("strides", [1, 1]),
+                      a.get("pads", [0, 0, 0, 0]), a.get("group", 1), a.get("dilations", [1, 1])).astype(np.int32)
+        elif op == "MatMulInteger":
+            za = np.asarray(i[2]).astype(np.int64).reshape(-1, 1) if len(i) > 2 and i[2] is not None else 0
+            zb = np.asarray(i[3]).astype(np.int64) if len(i) > 3 and i[3] is not None else 0
+            r = ((i[0].astype(np.int64) - za) @ (i[1].astype(np.int64) - zb)).astype(np.int32)
         elif op == "Identity":
             r = i[0]
         else:
@@ -546,13 +584,19 @@ def semantics_files(name, m, rng):
     feeds = {}
     for k, v in enumerate(m.graph.input):
         shape = [d.dim_value for d in v.type.tensor_type.shape.dim]
-        feeds[v.name] = rng.uniform(-1.0, 1.0, shape).astype(np.float32)
+        elem = v.type.tensor_type.elem_type
+        if elem in (TensorProto.INT8, TensorProto.UINT8):
+            info = np.iinfo(np.int8 if elem == TensorProto.INT8 else np.uint8)
+            feeds[v.name] = rng.integers(info.min, info.max + 1, shape).astype(info.dtype)
+        else:
+            feeds[v.name] = rng.uniform(-1.0, 1.0, shape).astype(np.float32)
         np.save(FIXTURES / f"{name}.in{k}.npy", feeds[v.name])
     for k, r in enumerate(run_onnx_semantics(m, feeds)):
         np.save(FIXTURES / f"{name}.out{k}.npy", r.astype(np.float32) if r.dtype.kind == "f" else r)
 
 
-SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny", "qdq_conv_bn")
+SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny", "qdq_conv_bn",
+             "integer_ops")
 
 
 def main():

@@ -143,6 +143,22 @@ for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny; d
     for f in "$T/ref-$m"/*.npy; do same "$f" "$T/npu-$m/$(basename "$f")" "$m: npu output equals ref output"; done
 done
 same "$T/npu-mobilenet_v2_tiny/logits.npy" "$SRC/tests/janusc/golden/mobilenet_v2_tiny.logits.npy" "npu logits equal the golden file"
+# ConvInteger / MatMulInteger (int32 outputs, no requantization): host nodes on both engines, equal to ONNX semantics
+# (the fixture's out<k>.npy from numpy), and a model with no NPU node compiles to no package (exit 2)
+ia=(-i x="$FX/integer_ops.in0.npy" -i a="$FX/integer_ops.in1.npy" -i xu="$FX/integer_ops.in2.npy"
+    -i a2="$FX/integer_ops.in3.npy" -i au="$FX/integer_ops.in4.npy")
+run 0 "$J" run "$FX/integer_ops.onnx" "${ia[@]}" -o "$T/int-npu"
+has "$T/out" "npu: 0 nodes lowered"
+run 0 "$J" run "$FX/integer_ops.onnx" "${ia[@]}" -o "$T/int-ref" --engine ref
+k=0
+for o in conv mm conv2 mm2 mm3; do
+    same "$T/int-ref/$o.npy" "$T/int-npu/$o.npy" "integer_ops $o: npu output equals ref output"
+    same "$T/int-ref/$o.npy" "$FX/integer_ops.out$k.npy" "integer_ops $o: equal to ONNX semantics"
+    k=$((k + 1))
+done
+run 2 "$J" compile "$FX/integer_ops.onnx" -o "$T/int.jpk"
+has "$T/err" "no node runs on the NPU: there is no program to package [package-empty]"
+[[ ! -e "$T/int.jpk" ]] && ok || fail "integer_ops: a package was written"
 
 # 8d. verify: both engines, every value compared, seeded or given inputs; a model the lowering refuses is exit 2
 run 0 "$J" verify "$FX/mobilenet_v2_tiny.onnx"

@@ -33,11 +33,6 @@ TEST_CASE("every fixture imports to a verified graph matching its golden text fo
         const std::string name = e.path().stem().string();
         CAPTURE(name);
         const auto g = import_file(e.path().string());
-        if (name == "integer_ops") {  // ConvInteger / MatMulInteger: refused until they are imported
-            REQUIRE_FALSE(g.ok());
-            CHECK(g.error().rule == "onnx-op");
-            continue;
-        }
         REQUIRE_MESSAGE(g.ok(), (g.ok() ? "" : g.error().message()));
         CHECK(graph::verify(*g).ok());
         const std::string text = graph::print(*g, false);
@@ -50,7 +45,7 @@ TEST_CASE("every fixture imports to a verified graph matching its golden text fo
         }
         ++n;
     }
-    CHECK(n == 6);
+    CHECK(n == 7);
 }
 
 TEST_CASE("every model in onnx/bad_import is refused with its exact error") {

@@ -67,3 +67,35 @@ TEST_CASE("the reference engine agrees with ONNX semantics on the QDQ fixtures, 
         CHECK(worst <= c.max_steps);
     }
 }
+
+TEST_CASE("ConvInteger and MatMulInteger (integer_ops): the reference engine equals ONNX semantics exactly") {
+    // int8 and uint8 inputs; zero points per tensor, per output channel, per row and per column, and omitted;
+    // every output is int32 and must be equal, not close.
+    const std::string base = "onnx/fixtures/integer_ops";
+    const auto m = onnx::read_model_file(base + ".onnx");
+    REQUIRE(m.ok());
+    const auto g = graph::import_onnx(*m, base + ".onnx");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? "" : g.error().message()));
+    std::vector<Tensor> in;
+    for (std::size_t k = 0; k < g->inputs.size(); ++k) {
+        const auto a = io::read_npy_file(base + ".in" + std::to_string(k) + ".npy");
+        REQUIRE(a.ok());
+        in.push_back(io::to_tensor(*a));
+        CHECK(in.back().dtype == g->value(g->inputs[k]).type.dtype);
+    }
+    const auto out = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+    REQUIRE_MESSAGE(out.ok(), (out.ok() ? "" : out.error().message()));
+    REQUIRE(out->size() == 5);
+    std::size_t values = 0;
+    for (std::size_t k = 0; k < out->size(); ++k) {
+        CAPTURE(k);
+        const auto want = io::read_npy_file(base + ".out" + std::to_string(k) + ".npy");
+        REQUIRE(want.ok());
+        const Tensor& got = (*out)[k];
+        REQUIRE(got.dtype == DType::i32);
+        CHECK(got.shape() == io::to_tensor(*want).shape());
+        CHECK(got.to_vector<std::int32_t>() == want->values<std::int32_t>());
+        values += static_cast<std::size_t>(got.elements());
+    }
+    CHECK(values == 48 + 24 + 27 + 24 + 4);
+}

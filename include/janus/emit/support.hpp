@@ -162,6 +162,13 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "lower-matmul-alpha: a negative alpha; lower-matmul-zero-point, lower-matmul-per-row, lower-matmul-budget: as "
      "MatMul; not lowered yet: transA, a 2-D C",
      "emit/matmul.cpp"},
+    {"ConvInteger", Support::host, "", "",
+     "host: the output is the int32 accumulator itself; ACC leaves the MAC array only through vec.rq, which "
+     "requantizes and saturates to int8, so no emitter can store an int32 result",
+     ""},
+    {"MatMulInteger", Support::host, "", "",
+     "host: the output is the int32 accumulator itself (as ConvInteger); nothing wider than an int8 lane is stored",
+     ""},
     {"AveragePool", Support::partial, "lower_average_pool (vec.acc + vec.add32 per tap, vec.shl32 + vec.rq)",
      "int8 NHWC, any kernel, strides, dilations, where every output position has the same count",
      "lower-pool-count: a count that varies by position (padding with count_include_pad = 0, a ceil overhang): vec.rq "

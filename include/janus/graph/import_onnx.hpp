@@ -12,7 +12,10 @@
 //      bias of InstanceNormalization and LayerNormalization) need no coverage: the quantized kernels read them as
 //      floats, so a quantized X and output make the op quantized.
 //      QOperator nodes (QLinearConv, QLinearMatMul) carry their parameters on the node: they are attached to the
-//      tensors they read and write (a tensor read under two different quantizations is refused).
+//      tensors they read and write (a tensor read under two different quantizations is refused). ConvInteger and
+//      MatMulInteger carry only zero points: they become their operands' quantization with scale 1 (the ops read
+//      the zero points alone; a tensor that already has a quantization must have the same zero points), and the
+//      output is int32 without quantization.
 //   2. Every other float op runs in float32 on the host (Target::host) and is reported so, never dropped; its
 //      quantized inputs are dequantized by a host DequantizeLinear, made once per tensor.
 //   3. uint8 becomes int8 exactly inside the graph: uint8 constants are shifted by -128 with their zero points, a
@@ -22,7 +25,7 @@
 //      steps, Pad pads and value, Expand shape, Squeeze/Unsqueeze/ReduceSum axes, Resize scales/sizes, quantization
 //      scales and zero points) must be constants (initializers or Constant nodes) and become attributes.
 //   5. Identity nodes disappear (a graph output keeps its ONNX name).
-// Rules: onnx-opset, onnx-domain, onnx-op (not in the registry, or not yet imported: ConvInteger, MatMulInteger),
+// Rules: onnx-opset, onnx-domain, onnx-op (not in the registry),
 // onnx-undefined (a name read before it is defined), onnx-constant-input, onnx-quant (parameters that are not
 // constants or a tensor read under two quantizations), onnx-graph-io, plus every error of the op's own `infer`.
 #include <cstdint>
@@ -410,8 +413,7 @@ private:
         if (op == "DequantizeLinear") return dequantize(n);
         if (op == "QuantizeLinear") return quantize(n);
         if (op == "QLinearConv" || op == "QLinearMatMul") return qlinear(n);
-        if (op == "ConvInteger" || op == "MatMulInteger")
-            return err(n, "onnx-op", op + " (int32 output without requantization) is not imported yet");
+        if (op == "ConvInteger" || op == "MatMulInteger") return integer(n);
         if (!known_op(op)) return err(n, "onnx-op", "Janus has no operator '" + op + "'");
         if (n.outputs.size() != 1)
             return err(n, "onnx-op", op + " with " + std::to_string(n.outputs.size()) + " outputs");
@@ -493,6 +495,77 @@ private:
                                                  qy.to_int8(), n.outputs[0], Target::any));
         reps_[n.outputs[0]] = Rep{y};
         return ok_status();
+    }
+
+    /// ConvInteger / MatMulInteger: the zero points (inputs 2 and 3, constants) become the operands' quantization,
+    /// with scale 1, which the ops read (the scales never enter); the output is int32 without quantization.
+    Status integer(const onnx::Node& n) {
+        const bool conv = n.op_type == "ConvInteger";
+        if (n.inputs.size() < 2 || n.inputs.size() > 4 || n.outputs.size() != 1)
+            return err(n, "onnx-op", n.op_type + " has 2 to 4 inputs and one output");
+        // zero point axes: ConvInteger's w_zero_point per output channel (axis 0); MatMulInteger's a_zero_point per
+        // row (axis rank - 2 of A), b_zero_point per column (axis rank - 1 of B). x_zero_point is one value.
+        JANUS_TRY(const ValueId a, integer_operand(n, 0, 2, conv ? 0 : -2, !conv));
+        JANUS_TRY(const ValueId b, integer_operand(n, 1, 3, conv ? 0 : -1, true));
+        JANUS_TRY(const ValueId y, emit_inferred(n, n.op_type, {a, b}, attrs_of(n), std::nullopt, n.outputs[0],
+                                                 Target::any));
+        reps_[n.outputs[0]] = Rep{y};
+        return ok_status();
+    }
+
+    /// Input `data_at` of an integer op read with the zero point of input `zp_at` (0 when omitted), as its int8
+    /// value. A tensor that already carries a quantization must have the same zero points (its scale is irrelevant).
+    Result<ValueId> integer_operand(const onnx::Node& n, std::size_t data_at, std::size_t zp_at, std::int64_t axis,
+                                    bool per_axis) {
+        const std::string& name = n.inputs[data_at];
+        const std::string which = "input " + std::to_string(data_at) + " ('" + name + "')";
+        DType d = DType::f32;
+        Shape shape;
+        const auto it = reps_.find(name);
+        if (const auto* c = constant(name); c && it == reps_.end()) {
+            d = c->dtype;
+            shape = shape_of(c->dims);
+        } else if (it != reps_.end() && !it->second.dequantized) {
+            d = g_.value(it->second.v).type.dtype;
+            shape = g_.value(it->second.v).type.shape;
+        }
+        if (d != DType::i8 && d != DType::u8)
+            return err(n, "onnx-quant", which + " must be an int8 or uint8 tensor, not " +
+                                            (it != reps_.end() && it->second.dequantized
+                                                 ? std::string("a float tensor")
+                                                 : std::string(dtype_name(d))));
+        const bool has_zp = zp_at < n.inputs.size() && !n.inputs[zp_at].empty();
+        const onnx::Tensor* z = has_zp ? constant(n.inputs[zp_at]) : nullptr;
+        if (has_zp && !z)
+            return err(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) must be a constant");
+        const bool carries = it != reps_.end() && g_.value(it->second.v).type.quant;
+        if (carries && !has_zp)  // its int8 storage hides the ONNX dtype that the default zero point 0 refers to
+            return err(n, "onnx-quant", which + " carries a quantization; give its zero point explicitly");
+        if (z && z->dtype != d && !(carries && z->dtype == DType::u8))
+            return err(n, "onnx-quant", "the zero point of " + which + " is " + std::string(dtype_name(z->dtype)) +
+                                            "; it must have the tensor's type " + std::string(dtype_name(d)));
+        std::vector<std::int32_t> zps{0};
+        if (z) {
+            zps.clear();
+            for (auto v : ints_of(*z)) zps.push_back(static_cast<std::int32_t>(v));
+        }
+        const std::string what = "node '" + n.name + "' (" + n.op_type + ") zero point of " + which;
+        const DType zd = z ? z->dtype : d;
+        const bool one = zps.size() == 1 && (!z || z->dims.size() <= 1);
+        if (!one && (!per_axis || shape.size() < 2))
+            return err(n, "onnx-quant", what + ": " + std::to_string(zps.size()) + " values where one is expected");
+        const std::int64_t ax = axis < 0 ? axis + shape.size() : axis;
+        const auto q = one ? numeric::make_quant(zd, 1.0f, zps[0], what)
+                           : numeric::make_quant_per_axis(zd, std::vector<float>(zps.size(), 1.0f), zps,
+                                                          static_cast<int>(ax), shape, what);
+        if (!q.ok()) return make_error(std::string(input_), what, q.error().rule, q.error().message());
+        if (!carries) return quantized(n, name, *q);
+        const auto& have = *g_.value(it->second.v).type.quant;
+        const auto want = q->to_int8();
+        if (have.zero_points != want.zero_points || have.axis != want.axis)
+            return err(n, "onnx-quant", which + " is read with zero point(s) " + want.str() +
+                                            " but carries " + have.str());
+        return it->second.v;
     }
 
     static ops::AttrMap attrs_of(const onnx::Node& n) {

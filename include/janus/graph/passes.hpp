@@ -26,6 +26,11 @@
 //                     that may change codes. Kept when the Conv kernel refuses the Conv (a multiplier beyond 2^30).
 //                     The Conv before it keeps its output quantization and rounding (seed B10: folding into the
 //                     preceding Conv would remove that boundary and is not done).
+//   sink-transpose    Transpose -> quantized Reduce* becomes Reduce* over the permuted axes -> the Transpose of the
+//                     axes that are left: with keepdims=0 that permutation is rebuilt over the kept axes, never
+//                     patched from the old inverse (seed A2), and disappears when it is the identity (NHWC -> NCHW
+//                     before a spatial mean). Kept for float reductions (another summation order), a Transpose
+//                     with other readers, and the identity reduction.
 //   fuse-activation   a quantized Relu or Clip right after a Conv / ConvTranspose / MatMul / Gemm is removed when
 //                     it is exactly the identity on its tensor's quantization: evaluated on all 256 int8 codes with
 //                     the op's own kernel (seed B10: the clamp must be exactly representable in the output
@@ -50,6 +55,7 @@
 #include <janus/core/error.hpp>
 #include <janus/graph/execute.hpp>
 #include <janus/graph/ir.hpp>
+#include <janus/layout/permutation.hpp>
 #include <janus/ops/binary.hpp>
 #include <janus/ops/norm.hpp>
 #include <janus/ops/quantize.hpp>
@@ -358,12 +364,10 @@ inline Result<BnConv> bn_conv(std::span<const BnConvChannel> ch, const numeric::
                   ops::AttrMap{{"group", C}, {"kernel_shape", std::vector<std::int64_t>{1, 1}}}};
 }
 
-/// The codes the Conv of `ch` gives on bn_probe, [channels * 256].
-inline Result<std::vector<std::int8_t>> bn_conv_codes(std::span<const BnConvChannel> ch, const numeric::QuantParams& qx,
-                                                      const numeric::QuantParams& qy, KernelFn kernel,
-                                                      const std::string& what) {
-    JANUS_TRY(const BnConv conv, bn_conv(ch, qx, what));
-    const auto C = static_cast<std::int64_t>(ch.size());
+/// The codes the depthwise Conv `conv` gives on bn_probe, [channels * 256].
+inline Result<std::vector<std::int8_t>> bn_conv_codes(const BnConv& conv, const numeric::QuantParams& qx,
+                                                      const numeric::QuantParams& qy, KernelFn kernel) {
+    const std::int64_t C = conv.weight.shape()[0];
     const std::vector<Tensor> in{bn_probe(C, qx), conv.weight, conv.bias};
     JANUS_TRY(const Tensor y,
               kernel("Conv", in, conv.attrs, ops::TensorType{DType::i8, Shape{1, C, 16, 16}, qy}, ops::OpContext{}));
@@ -393,7 +397,8 @@ inline Status bn_search(const ops::BatchNormAffine& f, std::span<const std::int8
             open = open || best[idx[j]].differ != 0;
         }
         if (!open) break;
-        JANUS_TRY(const auto got, bn_conv_codes(cand, qx, qy, kernel, what));
+        JANUS_TRY(const BnConv trial, bn_conv(cand, qx, what));
+        JANUS_TRY(const auto got, bn_conv_codes(trial, qx, qy, kernel));
         for (std::size_t j = 0; j < idx.size(); ++j) {
             const std::size_t c = idx[j];
             int differ = std::fabs(b0[j] + d) < 2147483647.0 ? 0 : bn_far;
@@ -488,7 +493,8 @@ inline Status batch_norm_to_conv(Graph& g, PassLog& log, const PassContext& ctx)
                           "(or needs a bias beyond int32)");
             continue;
         }
-        JANUS_TRY(const auto conv, pass_detail::bn_conv_codes(best, qx, qy, ctx.kernel, what));
+        JANUS_TRY(pass_detail::BnConv dw, pass_detail::bn_conv(best, qx, what));
+        JANUS_TRY(const auto conv, pass_detail::bn_conv_codes(dw, qx, qy, ctx.kernel));
         int bn_off = 0, conv_off = 0, checked = 0;  // against dequantize -> BatchNorm in double -> quantize
         for (std::size_t i = 0; i < want.size(); ++i) {
             const std::size_t c = i / 256;
@@ -507,12 +513,130 @@ inline Status batch_norm_to_conv(Graph& g, PassLog& log, const PassContext& ctx)
                                           " codes differ from the BatchNorm kernel, by 1 LSB each") +
                       "; against dequantize -> BatchNorm in double -> quantize, the BatchNorm kernel differs in " +
                       std::to_string(bn_off) + " and the Conv in " + std::to_string(conv_off) + " of " + total);
-        JANUS_TRY(pass_detail::BnConv c, pass_detail::bn_conv(best, qx, what));
         const std::string base = g.value(y).name;
-        const ValueId wv = g.add_constant(g.fresh_name(base + ".bn_weight"), std::move(c.weight));
-        const ValueId bv = g.add_constant(g.fresh_name(base + ".bn_bias"), std::move(c.bias));
-        g.nodes[k] = Node{"Conv", std::move(c.attrs), {x, wv, bv}, {y}, n.origin, n.target};
+        const ValueId wv = g.add_constant(g.fresh_name(base + ".bn_weight"), std::move(dw.weight));
+        const ValueId bv = g.add_constant(g.fresh_name(base + ".bn_bias"), std::move(dw.bias));
+        g.nodes[k] = Node{"Conv", std::move(dw.attrs), {x, wv, bv}, {y}, n.origin, n.target};
     }
+    return ok_status();
+}
+
+namespace pass_detail {
+inline bool is_reduction(std::string_view op) {
+    return op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin";
+}
+inline std::string ints_text(const Dims& d) {
+    std::string s = "[";
+    for (int i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+    return s + "]";
+}
+}  // namespace pass_detail
+
+/// sink-transpose: Transpose(x, perm) -> Reduce(axes, keepdims) becomes Reduce(x, perm[axes], keepdims), followed
+/// by the Transpose of what is left: perm itself when keepdims = 1, and when keepdims = 0 the permutation REBUILT
+/// over the kept axes (layout/permutation.hpp permutation_after_removing, seed A2); none when that is the identity
+/// (NHWC -> NCHW followed by a spatial mean). Quantized reductions only: their int32 sums and max/min are exact
+/// in any order, while a float sum over reordered axes adds in another order and is not the same bits.
+inline Status sink_transpose(Graph& g, PassLog& log) {
+    std::vector<bool> dead(g.nodes.size(), false);
+    std::vector<std::optional<Node>> after(g.nodes.size());
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        const Node& r = g.nodes[k];
+        if (!pass_detail::is_reduction(r.op) || r.inputs.size() != 1 || r.outputs.size() != 1) continue;
+        const ValueId t = r.inputs[0];
+        std::size_t p = g.nodes.size();
+        for (std::size_t i = 0; i < k; ++i)
+            if (!dead[i] && g.nodes[i].op == "Transpose" && g.nodes[i].outputs.at(0) == t) p = i;
+        if (p == g.nodes.size()) continue;
+        const std::string what = "sink-transpose: " + pass_detail::describe(g, r) + " after Transpose";
+        const Value& tv = g.value(t);
+        const ValueId y = r.outputs[0];
+        const ops::TensorType yt = g.value(y).type;
+        if (!tv.type.quant || !yt.quant) {
+            log.push_back(what + ": kept, a float reduction over reordered axes adds in another order");
+            continue;
+        }
+        if (g.consumers(t).size() != 1 || g.is_output(t)) {
+            log.push_back(what + ": kept, " + tv.name + " has other readers");
+            continue;
+        }
+        const int rank = tv.type.shape.size();
+        const auto get_int = [&](const char* name, std::int64_t dflt) {
+            const auto it = r.attrs.find(name);
+            const auto* v = it == r.attrs.end() ? nullptr : std::get_if<std::int64_t>(&it->second);
+            return v ? *v : dflt;
+        };
+        const auto get_ints = [](const ops::AttrMap& m, const char* name) {
+            const auto it = m.find(name);
+            const auto* v = it == m.end() ? nullptr : std::get_if<std::vector<std::int64_t>>(&it->second);
+            return v ? *v : std::vector<std::int64_t>{};
+        };
+        const bool keepdims = get_int("keepdims", 1) != 0;
+        const bool noop = get_int("noop_with_empty_axes", 0) != 0;
+        const std::vector<std::int64_t> axes = get_ints(r.attrs, "axes");
+        if (axes.empty() && noop) {
+            log.push_back(what + ": kept, an identity reduction (remove-identity's case)");
+            continue;
+        }
+        std::vector<std::int64_t> perm_v = get_ints(g.nodes[p].attrs, "perm");
+        if (perm_v.empty())
+            for (int a = rank - 1; a >= 0; --a) perm_v.push_back(a);
+        const auto perm_r = make_permutation(std::span<const std::int64_t>(perm_v));
+        if (!perm_r.ok() || perm_r->size() != rank) continue;  // verify() refuses such a graph
+        const Dims perm = *perm_r;
+        Dims removed;  // input axes of the Transpose that the reduction removes (or keeps as extent 1), ascending
+        for (int v = 0; v < rank; ++v)
+            for (int a = 0; a < rank; ++a) {
+                bool reduced = axes.empty();
+                for (std::int64_t b : axes) reduced = reduced || (b < 0 ? b + rank : b) == a;
+                if (perm[a] == v && reduced) removed.push_back(v);
+            }
+        const Dims rest = keepdims ? perm : permutation_after_removing(perm, removed);
+        const bool identity = rest == identity_permutation(rest.size());
+
+        const ValueId x = g.nodes[p].inputs.at(0);
+        Node reduce = r;
+        reduce.inputs[0] = x;
+        if (!axes.empty()) reduce.attrs["axes"] = std::vector<std::int64_t>(removed.begin(), removed.end());
+        std::string msg = what + ": moved below it, the reduction now reads " + g.value(x).name + " over axes " +
+                          pass_detail::ints_text(removed);
+        if (identity) {
+            msg += "; no Transpose is left (the kept axes are already in order)";
+        } else {
+            Shape s;
+            for (int a = 0; a < rank; ++a) {
+                const bool gone = janus::detail::contains(removed, a);
+                if (!gone)
+                    s.push_back(g.value(x).type.shape[a]);
+                else if (keepdims)
+                    s.push_back(1);
+            }
+            ops::TensorType mid{yt.dtype, s, numeric::transposed(*yt.quant, inverse(rest))};
+            const ValueId m =
+                g.add_value(g.fresh_name(g.value(y).name + ".unpermuted"), std::move(mid), ValueKind::node);
+            reduce.outputs[0] = m;
+            after[k] = Node{"Transpose",
+                            {{"perm", std::vector<std::int64_t>(rest.begin(), rest.end())}},
+                            {m},
+                            {y},
+                            g.nodes[p].origin,
+                            g.nodes[p].target};
+            msg += keepdims ? "; Transpose perm=" + pass_detail::ints_text(rest) + " follows it"
+                            : "; Transpose perm=" + pass_detail::ints_text(rest) +
+                                  " over the kept axes follows it (rebuilt from perm=" + pass_detail::ints_text(perm) +
+                                  ", seed A2)";
+        }
+        log.push_back(msg);
+        g.nodes[k] = std::move(reduce);
+        dead[p] = true;
+    }
+    std::vector<Node> nodes;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        if (!dead[i]) nodes.push_back(std::move(g.nodes[i]));
+        if (after[i]) nodes.push_back(std::move(*after[i]));
+    }
+    g.nodes = std::move(nodes);
+    pass_detail::compact_values(g);
     return ok_status();
 }
 
@@ -628,13 +752,15 @@ inline constexpr PassInfo all_passes[] = {
     {"fold-constants", &fold_constants},
     {"canonicalize", &pass_detail::graph_only<&canonicalize>},
     {"batch-norm-to-conv", &batch_norm_to_conv},
+    {"sink-transpose", &pass_detail::graph_only<&sink_transpose>},
     {"fuse-activation", &pass_detail::graph_only<&fuse_activation>},
     {"remove-identity", &pass_detail::graph_only<&remove_identity>},
     {"dce", &pass_detail::graph_only<&dce>},
 };
 /// The pipeline janusc runs after import, in order.
-inline constexpr std::string_view default_pipeline[] = {"fold-constants",  "canonicalize",    "batch-norm-to-conv",
-                                                        "fuse-activation", "remove-identity", "dce"};
+inline constexpr std::string_view default_pipeline[] = {
+    "fold-constants",  "canonicalize", "batch-norm-to-conv", "sink-transpose", "fuse-activation",
+    "remove-identity", "dce"};
 
 /// Run `names` in order, verifying after each; `dump(pass, g)` sees the graph after each pass.
 inline Status run_passes(Graph& g, std::span<const std::string_view> names, PassLog& log, const PassContext& ctx,

@@ -499,6 +499,67 @@ struct Conv {
     }
 };
 
+/// ConvInteger (ONNX opset 10): Conv's geometry and contract on integer operands, with neither bias nor
+/// requantization:
+///   y[n, oc, ..] = sum (x - zp_x)(w - zp_w[oc])     int32, the contract's sum, headroom proved (accumulator-fits-int32)
+/// In Janus the zero points are the operands' quantization (the importer moves ONNX's x_zero_point and w_zero_point
+/// inputs there, with scale 1); the scales do not enter. X per-tensor; W per-tensor or per output channel (axis 0).
+/// The output is int32 of Conv's shape, without quantization.
+struct ConvInteger {
+    static constexpr fixed_string name = "ConvInteger";
+    static constexpr int min_inputs = 2;
+    static constexpr int max_inputs = 2;
+    using Attrs = ConvAttrs;
+    static constexpr auto schema = conv_schema;
+
+    static Result<detail::ConvGeometry> geometry(std::span<const TensorType> in, const Attrs& a) {
+        JANUS_CHECK(check_arity<ConvInteger>(in));
+        const std::string what = op_what<ConvInteger>();
+        for (int k = 0; k < 2; ++k)
+            if (!in[k].quant || !is_quantized_storage(in[k].dtype))
+                return make_error(op_what<ConvInteger>(k), "", "quantized-input",
+                                  "ConvInteger takes int8/uint8 operands whose quantization holds the zero point, "
+                                  "got " + in[k].str());
+        if (!in[0].quant->per_tensor())
+            return make_error(op_what<ConvInteger>(0), "", "per-tensor-quantization",
+                              "X has one zero point, got " + in[0].str());
+        JANUS_TRY(detail::ConvGeometry g, detail::conv_geometry(in[0].shape, in[1].shape, a, what));
+        JANUS_CHECK(check_conv_operands(in, in[1].shape[0], false, what));
+        return g;
+    }
+
+    static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
+        JANUS_TRY(detail::ConvGeometry g, geometry(in, a));
+        return TensorType{DType::i32, g.out_shape, std::nullopt};
+    }
+
+    static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
+        JANUS_CHECK(check_arity<ConvInteger>(in));
+        const std::string what = op_what<ConvInteger>();
+        const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
+        JANUS_TRY(detail::ConvGeometry g, geometry(types, a));
+        if (!(out.shape == g.out_shape) || out.dtype != DType::i32 || out.quant)
+            return make_error(what, "output", "output-dtype",
+                              "the output is int32 " + g.out_shape.str() + " without quantization, not " + out.str());
+        const std::int32_t zp_x = types[0].quant->zero_point();
+        std::vector<float> s_w;
+        std::vector<std::int32_t> zp_w;
+        detail::conv_weight_channels(*types[1].quant, types[1].shape[0], 0, false, s_w, zp_w);
+        return visit_quant_dtype(in[0].dtype, [&](auto tx) -> Result<Tensor> {
+            return visit_quant_dtype(in[1].dtype, [&](auto tw) -> Result<Tensor> {
+                using namespace expr;
+                using Tx = typename decltype(tx)::type;
+                using Tw = typename decltype(tw)::type;
+                const auto pre_x = sub(widen(In<0, Tx>{}), cst(zp_x));
+                const auto pre_w = sub(widen(In<0, Tw>{}), chan<std::int32_t>(std::span<const std::int32_t>(zp_w)));
+                JANUS_TRY(Contracted c,
+                          run_conv_contract(pre_x, pre_w, in[0], in[1], nullptr, g.conv, ContractOptions{ctx.simd}, what));
+                return std::move(c.acc);
+            });
+        });
+    }
+};
+
 struct ConvTranspose {
     static constexpr fixed_string name = "ConvTranspose";
     static constexpr int min_inputs = 2;

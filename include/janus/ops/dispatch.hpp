@@ -3,7 +3,7 @@
 //
 // Contract: `call_by_name(name, inputs, attrs, out, ctx)` is `call_with<O>` of the op named `name` (arity,
 // attribute rules, output type, then the kernel), or the `known-op` error. Including this header in a translation
-// unit compiles all 49 kernels into it (minutes of -O2 for g++), so include it in ONE translation unit of a program
+// unit compiles all 51 kernels into it (minutes of -O2 for g++), so include it in ONE translation unit of a program
 // and hand `&ops::call_by_name` to the code that needs it (graph::run_reference takes it as a KernelFn), or build
 // with JANUS_OUT_OF_LINE_DISPATCH (ops/registry.hpp).
 #include <optional>

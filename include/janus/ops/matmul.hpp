@@ -174,8 +174,9 @@ inline Result<bool> matmul_kind(const TensorType& a, const TensorType& b, const 
 }
 
 /// Per-axis rules on the canonical operands a [.., M, K], b [.., K, N].
+/// `scaled` = false (MatMulInteger: zero points only, no multiplier table) lets per-row A and per-column B meet.
 inline Result<MatMulPerAxis> matmul_per_axis(const TensorType& a, const TensorType& b, const std::string& wa,
-                                             const std::string& wb) {
+                                             const std::string& wb, bool scaled = true) {
     const bool pa = !a.quant->per_tensor(), pb = !b.quant->per_tensor();
     if (pa && *a.quant->axis != a.shape.size() - 2)
         return make_error(wa, "axis " + std::to_string(*a.quant->axis), "matmul-a-quant-axis",
@@ -187,7 +188,7 @@ inline Result<MatMulPerAxis> matmul_per_axis(const TensorType& a, const TensorTy
                           "the right operand " + b.str() + " (as multiplied, [.., K, N]) may be quantized per tensor "
                           "or per column (axis " + std::to_string(b.shape.size() - 1) +
                               "); along K or a batch axis one sum would mix scales");
-    if (pa && pb)
+    if (pa && pb && scaled)
         return make_error(wb, "", "one-per-axis-operand",
                           "per-row A and per-column B together need one multiplier per (row, column); quantize one "
                           "of them per tensor");
@@ -259,6 +260,63 @@ inline Status prove_requantize(numeric::Interval x, const MatMulQuantPlan& p, DT
 
 /// The quantized kernel on canonical views a [.., M, K], b [.., K, N]: contract, then the epilogue map into y (a view
 /// with the accumulator's shape). c: int32 view broadcast to that shape (or nullptr) and the range of its values.
+/// Shapes of a product from types: the promoted operands, the accumulator shape and the output shape.
+struct MatMulShapes {
+    TensorType a, b;  ///< promoted (rank >= 2), quantization axes moved along
+    Shape acc;        ///< [batch.., M, N]
+    Shape out;        ///< acc without the promoted axes
+    bool a_promoted = false, b_promoted = false;
+    bool quantized = false;
+};
+
+/// MatMul's shape rules (numpy matmul with 1-D promotion), errors named after op O.
+template <class O>
+Result<MatMulShapes> matmul_shapes(std::span<const TensorType> in) {
+    JANUS_CHECK(check_arity<O>(in));
+    const std::string wa = op_what<O>(0), wb = op_what<O>(1);
+    MatMulShapes s;
+    JANUS_TRY(s.quantized, matmul_kind(in[0], in[1], wa, wb));
+    for (int k = 0; k < 2; ++k)
+        if (in[k].shape.size() < 1)
+            return make_error(op_what<O>(k), "", "matmul-rank-at-least-1",
+                              std::string(O::name.view()) + " operands need rank >= 1, got the scalar " + in[k].str());
+    s.a_promoted = in[0].shape.size() == 1;
+    s.b_promoted = in[1].shape.size() == 1;
+    s.a = promoted_type(in[0], 0);
+    s.b = promoted_type(in[1], 1);
+    JANUS_TRY(s.acc, matmul_output_shape(s.a.shape, s.b.shape, op_what<O>()));
+    s.out = s.acc;
+    const int r = s.acc.size();
+    if (s.b_promoted) s.out.erase(r - 1);
+    if (s.a_promoted) s.out.erase(r - 2);
+    return s;
+}
+
+/// The operands with 1-D promotion applied as views, and the accumulator's promoted unit axes (removed from the
+/// output by views).
+struct MatMulOperands {
+    Tensor a, b;
+    Dims removed;
+};
+template <class O>
+Result<MatMulOperands> matmul_promote(const Tensor& a0, const Tensor& b0, const MatMulShapes& s) {
+    MatMulOperands r{a0, b0, {}};
+    if (s.a_promoted) {
+        JANUS_TRY(Layout l, unsqueeze(r.a.layout, Dims{0}, op_what<O>(0)));
+        r.a = r.a.view(l);
+        r.a.quant = s.a.quant;
+    }
+    if (s.b_promoted) {
+        JANUS_TRY(Layout l, unsqueeze(r.b.layout, Dims{1}, op_what<O>(1)));
+        r.b = r.b.view(l);
+        r.b.quant = s.b.quant;
+    }
+    const int rank = s.acc.size();
+    if (s.a_promoted) r.removed.push_back(rank - 2);
+    if (s.b_promoted) r.removed.push_back(rank - 1);
+    return r;
+}
+
 template <class R>
 Status run_matmul_quant(const Tensor& a, const Tensor& b, const Tensor* c, numeric::Interval c_range,
                         const MatMulQuantPlan& p, Tensor& y, const OpContext& ctx, const std::string& what) {
@@ -339,35 +397,8 @@ struct MatMul {
     static constexpr auto schema = no_attrs_schema;
     using rounding = numeric::default_rounding;
 
-    /// Shapes of a MatMul from types: the promoted operands, the accumulator shape and the output shape.
-    struct Shapes {
-        TensorType a, b;  ///< promoted (rank >= 2), quantization axes moved along
-        Shape acc;        ///< [batch.., M, N]
-        Shape out;        ///< acc without the promoted axes
-        bool a_promoted = false, b_promoted = false;
-        bool quantized = false;
-    };
-
-    static Result<Shapes> shapes(std::span<const TensorType> in) {
-        JANUS_CHECK(check_arity<MatMul>(in));
-        const std::string wa = op_what<MatMul>(0), wb = op_what<MatMul>(1);
-        Shapes s;
-        JANUS_TRY(s.quantized, detail::matmul_kind(in[0], in[1], wa, wb));
-        for (int k = 0; k < 2; ++k)
-            if (in[k].shape.size() < 1)
-                return make_error(op_what<MatMul>(k), "", "matmul-rank-at-least-1",
-                                  "MatMul operands need rank >= 1, got the scalar " + in[k].str());
-        s.a_promoted = in[0].shape.size() == 1;
-        s.b_promoted = in[1].shape.size() == 1;
-        s.a = detail::promoted_type(in[0], 0);
-        s.b = detail::promoted_type(in[1], 1);
-        JANUS_TRY(s.acc, matmul_output_shape(s.a.shape, s.b.shape, op_what<MatMul>()));
-        s.out = s.acc;
-        const int r = s.acc.size();
-        if (s.b_promoted) s.out.erase(r - 1);
-        if (s.a_promoted) s.out.erase(r - 2);
-        return s;
-    }
+    using Shapes = detail::MatMulShapes;
+    static Result<Shapes> shapes(std::span<const TensorType> in) { return detail::matmul_shapes<MatMul>(in); }
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
         JANUS_TRY(Shapes s, shapes(in));
@@ -390,22 +421,9 @@ struct MatMul {
         const std::string what = op_what<MatMul>();
         const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
         JANUS_TRY(Shapes s, shapes(types));
-        // 1-D promotion as views
-        Tensor a = in[0], b = in[1];
-        if (s.a_promoted) {
-            JANUS_TRY(Layout l, unsqueeze(a.layout, Dims{0}, op_what<MatMul>(0)));
-            a = a.view(l);
-            a.quant = s.a.quant;
-        }
-        if (s.b_promoted) {
-            JANUS_TRY(Layout l, unsqueeze(b.layout, Dims{1}, op_what<MatMul>(1)));
-            b = b.view(l);
-            b.quant = s.b.quant;
-        }
-        Dims removed;  // the promoted unit axes of the accumulator, removed from the output by views
-        const int r = s.acc.size();
-        if (s.a_promoted) removed.push_back(r - 2);
-        if (s.b_promoted) removed.push_back(r - 1);
+        JANUS_TRY(const detail::MatMulOperands ops, detail::matmul_promote<MatMul>(in[0], in[1], s));
+        const Tensor &a = ops.a, &b = ops.b;
+        const Dims& removed = ops.removed;
         if (!s.quantized) {
             JANUS_CHECK(detail::check_float_output(out, s.out, what));
             JANUS_TRY(Contracted k, run_matmul_contract(expr::In<0, float>{}, expr::In<0, float>{}, a, b, nullptr,
@@ -423,6 +441,66 @@ struct MatMul {
         }
         JANUS_CHECK(detail::run_matmul_quant<rounding>(a, b, nullptr, numeric::Interval::point(0), p, yv, ctx, what));
         return y;
+    }
+};
+
+/// MatMulInteger (ONNX opset 10): MatMul's shapes and contract on integer operands, without requantization:
+///   Y[.., m, n] = sum_k (A[.., m, k] - zp_a[m]) * (B[.., k, n] - zp_b[n])     int32
+/// The sum is the contract's, with its headroom proved (accumulator-fits-int32). In Janus the zero points are the
+/// operands' quantization (the importer moves ONNX's a_zero_point and b_zero_point inputs there, with scale 1):
+/// A per-tensor or per-row, B per-tensor or per-column, both per-axis at once allowed (no scales meet); the scales
+/// do not enter. The output is int32 of MatMul's shape, without quantization.
+struct MatMulInteger {
+    static constexpr fixed_string name = "MatMulInteger";
+    static constexpr int min_inputs = 2;
+    static constexpr int max_inputs = 2;
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+
+    static Result<detail::MatMulShapes> shapes(std::span<const TensorType> in) {
+        JANUS_CHECK(check_arity<MatMulInteger>(in));
+        for (int k = 0; k < 2; ++k)
+            if (!in[k].quant || !is_quantized_storage(in[k].dtype))
+                return make_error(op_what<MatMulInteger>(k), "", "quantized-input",
+                                  "MatMulInteger takes int8/uint8 operands whose quantization holds the zero point, "
+                                  "got " + in[k].str());
+        JANUS_TRY(detail::MatMulShapes s, detail::matmul_shapes<MatMulInteger>(in));
+        JANUS_CHECK(detail::matmul_per_axis(s.a, s.b, op_what<MatMulInteger>(0), op_what<MatMulInteger>(1), false));
+        return s;
+    }
+
+    static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
+        JANUS_TRY(detail::MatMulShapes s, shapes(in));
+        return TensorType{DType::i32, s.out, std::nullopt};
+    }
+
+    static Result<Tensor> run(std::span<const Tensor> in, const Attrs&, const TensorType& out, const OpContext& ctx) {
+        JANUS_CHECK(check_arity<MatMulInteger>(in));
+        const std::string what = op_what<MatMulInteger>();
+        const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
+        JANUS_TRY(detail::MatMulShapes s, shapes(types));
+        if (!(out.shape == s.out) || out.dtype != DType::i32 || out.quant)
+            return make_error(what, "output", "output-dtype",
+                              "the output is int32 " + s.out.str() + " without quantization, not " + out.str());
+        JANUS_TRY(const detail::MatMulOperands ops, detail::matmul_promote<MatMulInteger>(in[0], in[1], s));
+        const std::int64_t M = s.a.shape[s.a.shape.size() - 2], N = s.b.shape[s.b.shape.size() - 1];
+        std::vector<std::int32_t> zp_a, zp_b;
+        for (std::int64_t m = 0; m < M; ++m) zp_a.push_back(s.a.quant->zero_point(static_cast<std::size_t>(m)));
+        for (std::int64_t n = 0; n < N; ++n) zp_b.push_back(s.b.quant->zero_point(static_cast<std::size_t>(n)));
+        return visit_quant_dtype(in[0].dtype, [&](auto ta) -> Result<Tensor> {
+            return visit_quant_dtype(in[1].dtype, [&](auto tb) -> Result<Tensor> {
+                using namespace expr;
+                using Ta = typename decltype(ta)::type;
+                using Tb = typename decltype(tb)::type;
+                const auto pre_a = sub(widen(In<0, Ta>{}), chan<std::int32_t>(std::span<const std::int32_t>(zp_a)));
+                const auto pre_b = sub(widen(In<0, Tb>{}), chan<std::int32_t>(std::span<const std::int32_t>(zp_b)));
+                JANUS_TRY(Contracted k, run_matmul_contract(pre_a, pre_b, ops.a, ops.b, nullptr,
+                                                            ContractOptions{ctx.simd}, what));
+                if (ops.removed.empty()) return k.acc;
+                JANUS_TRY(Layout l, squeeze(k.acc.layout, ops.removed, what + ".output"));
+                return k.acc.view(l);
+            });
+        });
     }
 };
 

@@ -43,7 +43,8 @@ inline constexpr auto all_ops = boost::hana::tuple_t<Abs, Neg, Sign, Relu, Clip,
                                                      // reductions and arg-reductions
                                                      ReduceSum, ReduceMean, ReduceMax, ReduceMin, ArgMax, ArgMin,
                                                      // contractions
-                                                     Conv, ConvTranspose, MatMul, Gemm,
+                                                     Conv, ConvTranspose, MatMul, Gemm, ConvInteger,
+                                                     MatMulInteger,
                                                      // windows
                                                      AveragePool, MaxPool, GlobalAveragePool, GlobalMaxPool,
                                                      Resize,
