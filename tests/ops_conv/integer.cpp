@@ -25,10 +25,10 @@ Tensor codes(const Shape& s, std::mt19937& rng, const std::vector<std::int32_t>&
     std::vector<T> v(static_cast<std::size_t>(element_count(s)));
     for (auto& x : v) x = static_cast<T>(u(rng));
     if (v.size() >= 2) v[0] = std::numeric_limits<T>::min(), v[1] = std::numeric_limits<T>::max();
-    const auto q = zps.size() == 1 ? numeric::make_quant(dtype_v<T>, 1.0f, zps[0]).value()
-                                   : numeric::make_quant_per_axis(dtype_v<T>, std::vector<float>(zps.size(), 1.0f),
-                                                                  zps, axis, s)
-                                         .value();
+    const auto q =
+        zps.size() == 1
+            ? numeric::make_quant(dtype_v<T>, 1.0f, zps[0]).value()
+            : numeric::make_quant_per_axis(dtype_v<T>, std::vector<float>(zps.size(), 1.0f), zps, axis, s).value();
     return Tensor::from<T>(s, v, q);
 }
 
@@ -74,7 +74,8 @@ void conv_case(std::mt19937& rng, int& cases) {
         REQUIRE(got.size() == want.size());
         std::size_t bad = 0;
         for (std::size_t i = 0; i < got.size(); ++i) bad += static_cast<double>(got[i]) != want[i];
-        CHECK_MESSAGE(bad == 0, type_of(x).str() << " * " << type_of(w).str() << ": " << bad << " of " << got.size() << " differ");
+        CHECK_MESSAGE(bad == 0, type_of(x).str()
+                                    << " * " << type_of(w).str() << ": " << bad << " of " << got.size() << " differ");
     }
     ++cases;
 }
@@ -110,7 +111,8 @@ void matmul_case(std::mt19937& rng, int& cases) {
         REQUIRE(got.size() == want.size());
         std::size_t bad = 0;
         for (std::size_t i = 0; i < got.size(); ++i) bad += static_cast<double>(got[i]) != want[i];
-        CHECK_MESSAGE(bad == 0, type_of(a).str() << " x " << type_of(b).str() << ": " << bad << " of " << got.size() << " differ");
+        CHECK_MESSAGE(bad == 0, type_of(a).str()
+                                    << " x " << type_of(b).str() << ": " << bad << " of " << got.size() << " differ");
     }
     ++cases;
 }
@@ -169,9 +171,9 @@ TEST_CASE("ConvInteger and MatMulInteger: every error rule") {
     CHECK_RULE(ConvInteger::run(std::vector<Tensor>{xt, wt}, {}, TensorType{DType::i8, Shape{1, 3, 2, 2}, q8(0)}, {}),
                "output-dtype");
     const Tensor at = Tensor::zeros(DType::i8, Shape{2, 5}, q8(0)), bt = Tensor::zeros(DType::i8, Shape{5, 3}, q8(0));
-    CHECK_RULE(MatMulInteger::run(std::vector<Tensor>{at, bt}, {}, TensorType{DType::i32, Shape{3, 2}, std::nullopt},
-                                  {}),
-               "output-dtype");
+    CHECK_RULE(
+        MatMulInteger::run(std::vector<Tensor>{at, bt}, {}, TensorType{DType::i32, Shape{3, 2}, std::nullopt}, {}),
+        "output-dtype");
 
     const TensorType a{DType::u8, Shape{2, 5}, numeric::make_quant(DType::u8, 1.0f, 128).value()};
     const TensorType b{DType::i8, Shape{5, 3}, q8(0)};
@@ -182,8 +184,8 @@ TEST_CASE("ConvInteger and MatMulInteger: every error rule") {
     CHECK_RULE(MatMulInteger::infer(std::vector<TensorType>{a, TensorType{DType::i8, Shape{5, 3}, std::nullopt}}, {}),
                "quantized-input");
     TensorType bk = b;  // per-axis along K: one sum would mix zero points of different rows of B
-    bk.quant = numeric::make_quant_per_axis(DType::i8, std::vector<float>(5, 1.0f), std::vector<std::int32_t>(5, 0),
-                                            0, b.shape)
+    bk.quant = numeric::make_quant_per_axis(DType::i8, std::vector<float>(5, 1.0f), std::vector<std::int32_t>(5, 0), 0,
+                                            b.shape)
                    .value();
     CHECK_RULE(MatMulInteger::infer(std::vector<TensorType>{a, bk}, {}), "matmul-b-quant-axis");
     CHECK_RULE(MatMulInteger::infer(std::vector<TensorType>{TensorType{DType::i8, Shape{}, q8(0)}, b}, {}),

@@ -507,8 +507,8 @@ private:
         // row (axis rank - 2 of A), b_zero_point per column (axis rank - 1 of B). x_zero_point is one value.
         JANUS_TRY(const ValueId a, integer_operand(n, 0, 2, conv ? 0 : -2, !conv));
         JANUS_TRY(const ValueId b, integer_operand(n, 1, 3, conv ? 0 : -1, true));
-        JANUS_TRY(const ValueId y, emit_inferred(n, n.op_type, {a, b}, attrs_of(n), std::nullopt, n.outputs[0],
-                                                 Target::any));
+        JANUS_TRY(const ValueId y,
+                  emit_inferred(n, n.op_type, {a, b}, attrs_of(n), std::nullopt, n.outputs[0], Target::any));
         reps_[n.outputs[0]] = Rep{y};
         return ok_status();
     }
@@ -530,10 +530,10 @@ private:
             shape = g_.value(it->second.v).type.shape;
         }
         if (d != DType::i8 && d != DType::u8)
-            return err(n, "onnx-quant", which + " must be an int8 or uint8 tensor, not " +
-                                            (it != reps_.end() && it->second.dequantized
-                                                 ? std::string("a float tensor")
-                                                 : std::string(dtype_name(d))));
+            return err(n, "onnx-quant",
+                       which + " must be an int8 or uint8 tensor, not " +
+                           (it != reps_.end() && it->second.dequantized ? std::string("a float tensor")
+                                                                        : std::string(dtype_name(d))));
         const bool has_zp = zp_at < n.inputs.size() && !n.inputs[zp_at].empty();
         const onnx::Tensor* z = has_zp ? constant(n.inputs[zp_at]) : nullptr;
         if (has_zp && !z)
@@ -542,8 +542,9 @@ private:
         if (carries && !has_zp)  // its int8 storage hides the ONNX dtype that the default zero point 0 refers to
             return err(n, "onnx-quant", which + " carries a quantization; give its zero point explicitly");
         if (z && z->dtype != d && !(carries && z->dtype == DType::u8))
-            return err(n, "onnx-quant", "the zero point of " + which + " is " + std::string(dtype_name(z->dtype)) +
-                                            "; it must have the tensor's type " + std::string(dtype_name(d)));
+            return err(n, "onnx-quant",
+                       "the zero point of " + which + " is " + std::string(dtype_name(z->dtype)) +
+                           "; it must have the tensor's type " + std::string(dtype_name(d)));
         std::vector<std::int32_t> zps{0};
         if (z) {
             zps.clear();
@@ -563,8 +564,8 @@ private:
         const auto& have = *g_.value(it->second.v).type.quant;
         const auto want = q->to_int8();
         if (have.zero_points != want.zero_points || have.axis != want.axis)
-            return err(n, "onnx-quant", which + " is read with zero point(s) " + want.str() +
-                                            " but carries " + have.str());
+            return err(n, "onnx-quant",
+                       which + " is read with zero point(s) " + want.str() + " but carries " + have.str());
         return it->second.v;
     }
 
