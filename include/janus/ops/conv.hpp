@@ -515,14 +515,8 @@ struct ConvInteger {
     static Result<detail::ConvGeometry> geometry(std::span<const TensorType> in, const Attrs& a) {
         JANUS_CHECK(check_arity<ConvInteger>(in));
         const std::string what = op_what<ConvInteger>();
-        for (int k = 0; k < 2; ++k)
-            if (!in[k].quant || !is_quantized_storage(in[k].dtype))
-                return make_error(op_what<ConvInteger>(k), "", "quantized-input",
-                                  "ConvInteger takes int8/uint8 operands whose quantization holds the zero point, "
-                                  "got " + in[k].str());
-        if (!in[0].quant->per_tensor())
-            return make_error(op_what<ConvInteger>(0), "", "per-tensor-quantization",
-                              "X has one zero point, got " + in[0].str());
+        // int8/uint8 whose quantization holds the zero point; X has one
+        for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(in[k], op_what<ConvInteger>(k), k == 1));
         JANUS_TRY(detail::ConvGeometry g, detail::conv_geometry(in[0].shape, in[1].shape, a, what));
         JANUS_CHECK(check_conv_operands(in, in[1].shape[0], false, what));
         return g;

@@ -459,11 +459,8 @@ struct MatMulInteger {
 
     static Result<detail::MatMulShapes> shapes(std::span<const TensorType> in) {
         JANUS_CHECK(check_arity<MatMulInteger>(in));
-        for (int k = 0; k < 2; ++k)
-            if (!in[k].quant || !is_quantized_storage(in[k].dtype))
-                return make_error(op_what<MatMulInteger>(k), "", "quantized-input",
-                                  "MatMulInteger takes int8/uint8 operands whose quantization holds the zero point, "
-                                  "got " + in[k].str());
+        // int8/uint8 whose quantization holds the zero points
+        for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(in[k], op_what<MatMulInteger>(k), true));
         JANUS_TRY(detail::MatMulShapes s, detail::matmul_shapes<MatMulInteger>(in));
         JANUS_CHECK(detail::matmul_per_axis(s.a, s.b, op_what<MatMulInteger>(0), op_what<MatMulInteger>(1), false));
         return s;
