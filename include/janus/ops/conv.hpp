@@ -3,6 +3,7 @@
 // 1-D, 2-D and 3-D spatial. Both are ONE kernel: `run_conv_contract` (ops/contract.hpp) followed, for quantized
 // inputs, by a requantization epilogue `map`. ConvTranspose is turned into that same contract by two data movements
 // built from primitives (an index_map and views), never by a private loop nest.
+// ConvInteger (below Conv) is Conv's contract without the epilogue: its int32 sums are the result.
 //
 // Conv (X [N, C, D..], W [Cout, C/group, k..], optional B [Cout]):
 //   geometry: strides, dilations, pads = [b_1.., e_1..] (asymmetric), group; auto_pad

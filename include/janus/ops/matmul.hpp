@@ -1,6 +1,7 @@
 #pragma once
 // MatMul and Gemm (ONNX semantics), float32 and quantized int8/uint8: one `contract` (run_matmul_contract, the sums
 // of products) followed by one epilogue `map` (scaling, C, requantization). No loop nest of their own.
+// MatMulInteger (below MatMul) is the same contract without the epilogue: its int32 sums are the result.
 //
 // MatMul (ONNX MatMul-13, numpy matmul): A [.., M, K] x B [.., K, N] -> Y [.., M, N], batch axes broadcast numpy-style.
 //   1-D promotion (views, no copy): a 1-D A [K] is seen as [1, K] and the inserted axis is removed from Y; a 1-D B
@@ -258,8 +259,6 @@ inline Status prove_requantize(numeric::Interval x, const MatMulQuantPlan& p, DT
     return ok_status();
 }
 
-/// The quantized kernel on canonical views a [.., M, K], b [.., K, N]: contract, then the epilogue map into y (a view
-/// with the accumulator's shape). c: int32 view broadcast to that shape (or nullptr) and the range of its values.
 /// Shapes of a product from types: the promoted operands, the accumulator shape and the output shape.
 struct MatMulShapes {
     TensorType a, b;  ///< promoted (rank >= 2), quantization axes moved along
@@ -317,6 +316,8 @@ Result<MatMulOperands> matmul_promote(const Tensor& a0, const Tensor& b0, const 
     return r;
 }
 
+/// The quantized kernel on canonical views a [.., M, K], b [.., K, N]: contract, then the epilogue map into y (a view
+/// with the accumulator's shape). c: int32 view broadcast to that shape (or nullptr) and the range of its values.
 template <class R>
 Status run_matmul_quant(const Tensor& a, const Tensor& b, const Tensor* c, numeric::Interval c_range,
                         const MatMulQuantPlan& p, Tensor& y, const OpContext& ctx, const std::string& what) {
