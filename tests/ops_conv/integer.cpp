@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <janus/ops/matmul.hpp>
@@ -44,6 +45,19 @@ std::vector<std::int32_t> zero_points(std::size_t n, std::mt19937& rng) {
 /// products below 2^16).
 std::vector<double> centred(const Tensor& t) { return convtest::reals(t); }
 
+/// The exact check of one result: int32, no quantization, shape `ys`, every element equal to `want`.
+void check_exact(const Result<Tensor>& y, const Shape& ys, const std::vector<double>& want, const std::string& what) {
+    REQUIRE_MESSAGE(y.ok(), (y.ok() ? "" : y.error().message()));
+    CHECK(y->dtype == DType::i32);
+    CHECK_FALSE(y->quant.has_value());
+    REQUIRE(y->shape() == ys);
+    const auto got = y->to_vector<std::int32_t>();
+    REQUIRE(got.size() == want.size());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) bad += static_cast<double>(got[i]) != want[i];
+    CHECK_MESSAGE(bad == 0, what << ": " << bad << " of " << got.size() << " differ");
+}
+
 template <class Tx, class Tw>
 void conv_case(std::mt19937& rng, int& cases) {
     std::uniform_int_distribution<int> d(1, 3);
@@ -66,16 +80,7 @@ void conv_case(std::mt19937& rng, int& cases) {
     const auto want = convtest::conv2d_ref(centred(x), x.shape(), centred(w), w.shape(), {}, g, ys);
     for (bool simd : {true, false}) {
         const auto y = call<ConvInteger>({x, w}, a, std::nullopt, OpContext{simd});
-        REQUIRE_MESSAGE(y.ok(), (y.ok() ? "" : y.error().message()));
-        CHECK(y->dtype == DType::i32);
-        CHECK_FALSE(y->quant.has_value());
-        REQUIRE(y->shape() == ys);
-        const auto got = y->to_vector<std::int32_t>();
-        REQUIRE(got.size() == want.size());
-        std::size_t bad = 0;
-        for (std::size_t i = 0; i < got.size(); ++i) bad += static_cast<double>(got[i]) != want[i];
-        CHECK_MESSAGE(bad == 0, type_of(x).str()
-                                    << " * " << type_of(w).str() << ": " << bad << " of " << got.size() << " differ");
+        check_exact(y, ys, want, type_of(x).str() + " * " + type_of(w).str());
     }
     ++cases;
 }
@@ -104,15 +109,7 @@ void matmul_case(std::mt19937& rng, int& cases) {
     const Shape ys = form == 0 ? Shape{M, N} : form == 1 ? Shape{2, M, N} : Shape{N};
     for (bool simd : {true, false}) {
         const auto y = call<MatMulInteger>({a, b}, {}, std::nullopt, OpContext{simd});
-        REQUIRE_MESSAGE(y.ok(), (y.ok() ? "" : y.error().message()));
-        CHECK(y->dtype == DType::i32);
-        REQUIRE(y->shape() == ys);
-        const auto got = y->to_vector<std::int32_t>();
-        REQUIRE(got.size() == want.size());
-        std::size_t bad = 0;
-        for (std::size_t i = 0; i < got.size(); ++i) bad += static_cast<double>(got[i]) != want[i];
-        CHECK_MESSAGE(bad == 0, type_of(a).str()
-                                    << " x " << type_of(b).str() << ": " << bad << " of " << got.size() << " differ");
+        check_exact(y, ys, want, type_of(a).str() + " x " + type_of(b).str());
     }
     ++cases;
 }

@@ -57,8 +57,10 @@
 #include <janus/graph/ir.hpp>
 #include <janus/layout/permutation.hpp>
 #include <janus/ops/binary.hpp>
+#include <janus/ops/movement.hpp>
 #include <janus/ops/norm.hpp>
 #include <janus/ops/quantize.hpp>
+#include <janus/ops/reduction.hpp>
 #include <janus/ops/unary.hpp>
 
 namespace janus::graph {
@@ -561,24 +563,18 @@ inline Status sink_transpose(Graph& g, PassLog& log) {
             continue;
         }
         const int rank = tv.type.shape.size();
-        const auto get_int = [&](const char* name, std::int64_t dflt) {
-            const auto it = r.attrs.find(name);
-            const auto* v = it == r.attrs.end() ? nullptr : std::get_if<std::int64_t>(&it->second);
-            return v ? *v : dflt;
-        };
-        const auto get_ints = [](const ops::AttrMap& m, const char* name) {
-            const auto it = m.find(name);
-            const auto* v = it == m.end() ? nullptr : std::get_if<std::vector<std::int64_t>>(&it->second);
-            return v ? *v : std::vector<std::int64_t>{};
-        };
-        const bool keepdims = get_int("keepdims", 1) != 0;
-        const bool noop = get_int("noop_with_empty_axes", 0) != 0;
-        const std::vector<std::int64_t> axes = get_ints(r.attrs, "axes");
-        if (axes.empty() && noop) {
+        ops::ReduceAttrs ra;
+        ops::Transpose::Attrs ta;
+        if (!ops::parse_attrs(ops::reduce_schema, r.attrs, ra, what).ok() ||
+            !ops::parse_attrs(ops::Transpose::schema, g.nodes[p].attrs, ta, what).ok())
+            continue;  // verify() refuses such a graph
+        const bool keepdims = ra.keepdims != 0;
+        const std::vector<std::int64_t>& axes = ra.axes;
+        if (axes.empty() && ra.noop_with_empty_axes != 0) {
             log.push_back(what + ": kept, an identity reduction (remove-identity's case)");
             continue;
         }
-        std::vector<std::int64_t> perm_v = get_ints(g.nodes[p].attrs, "perm");
+        std::vector<std::int64_t> perm_v = ta.perm;
         if (perm_v.empty())
             for (int a = rank - 1; a >= 0; --a) perm_v.push_back(a);
         const auto perm_r = make_permutation(std::span<const std::int64_t>(perm_v));
