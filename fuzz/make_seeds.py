@@ -794,10 +794,12 @@ def seeds_package_reader():
         return h + struct.pack("<I", crc32c(h))
 
     def package(code, weights=b"", regions=(0, 0, 0), buffers=(), inputs=(), outputs=(), entries=(), extra=(),
-                version=1, isa_hash=isa, optional=True):
+                version=1, isa_hash=isa, optional=True, host=None):
         sections = [(1, 0, b"".join(struct.pack("<Q", w) for w in code)), (2, 0, weights),
                     (3, 0, struct.pack("<QQQ", *regions) + listing(buffers)),
                     (4, 0, listing(inputs) + listing(outputs)), (5, 0, listing(entries))]
+        if host is not None:  # (prologue node count, graph IR text)
+            sections.append((6, 0, struct.pack("<I", host[0]) + host[1].encode()))
         sections += [(k, 1 if optional else 0, b) for k, b in extra]
         out = bytearray(96 + 32 * len(sections))
         table = b""
@@ -862,7 +864,21 @@ def seeds_package_reader():
             outputs=[io("i", "int64", "int32", [3], [4], 0, 16)]),
         "empty_tensor_and_extras": package(
             [nop, halt], regions=(16, 16, 0), inputs=[io("e", "int8", "int8", [0, 7], [0, 0], 0, 0)],
-            entries=[debug(0, 1, "n", "Nop")], extra=[(6, b"abc"), (1000, b""), (0xFFFFFFFF, bytes(70))]),
+            entries=[debug(0, 1, "n", "Nop")], extra=[(7, b"abc"), (1000, b""), (0xFFFFFFFF, bytes(70))]),
+        # a host section (docs/package.md section 6) whose graph feeds the program's input and reads its output
+        "host_section": package(
+            [halt], regions=(0, 16, 16),
+            inputs=[io("q", "int8", "int8", [4], [1], 0, 16, [0.5], [0])],
+            outputs=[io("y", "int8", "int8", [4], [1], 0, 16, [0.5], [0])],
+            host=(1, "graph h {\n  input %x: float32[4]\n  input %y: int8[4] q(int8 s=0.5 zp=0)\n"
+                     "  %q: int8[4] q(int8 s=0.5 zp=0) = QuantizeLinear(%x) {dtype=\"int8\", scale=[0.5f], "
+                     "zero_point=[0]} @host\n"
+                     "  %d: float32[4] = DequantizeLinear(%y) @host\n  output %d\n}\n")),
+        # valid bytes whose host graph reads the program's output in its prologue (graph::host_plan: host-order)
+        "host_order_refused_by_host_plan": package(
+            [halt], regions=(0, 0, 16), outputs=[io("y", "int8", "int8", [4], [1], 0, 16, [0.5], [0])],
+            host=(1, "graph h {\n  input %y: int8[4] q(int8 s=0.5 zp=0)\n"
+                     "  %d: float32[4] = DequantizeLinear(%y) @host\n  output %d\n}\n")),
     }
     seeds = {f"valid_{k}": b"\x00" + v for k, v in valid.items()}
     conv = package(**convnet)
@@ -884,6 +900,7 @@ def seeds_package_reader():
         "debug_past_end": with_(convnet, entries=[debug(0, 9, "x", "Conv")]),
         "count_bounds": patch(conv, io_at, struct.pack("<I", 0x7FFFFFFF)),
         "no_halt": package([nop]),
+        "host_control_char": package([halt], host=(0, "graph h {\n\t}\n")),
     }
     seeds.update({f"bad_{k}": b"\x00" + v for k, v in near.items()})
     generated = {

@@ -4,8 +4,8 @@
 //   even  raw: bytes 1.. are a package file.
 //   odd   structured: bytes 1.. drive a generator that builds a package (program from the instruction table,
 //         weights, regions, buffers of every kind, inputs and outputs with layouts and quantization, a debug map,
-//         extra sections; mostly valid, sometimes not). The package is written, then up to 4 mutations (offset,
-//         xor) change its bytes. The checksums are then recomputed (unless bit 1 of byte 0 is set), so that a
+//         a host section, extra sections; mostly valid, sometimes not). The package is written, then up to 4
+//         mutations (offset, xor) change its bytes. The checksums are then recomputed (unless bit 1 of byte 0 is set), so that a
 //         mutation reaches the structural and content rules instead of stopping at a checksum. The result is read
 //         as in raw mode.
 // Properties (a __builtin_trap() when broken):
@@ -16,6 +16,8 @@
 //      this build's, and fails with package-toolchain otherwise.
 //   3. structured: write_package refuses the generated package with a well-formed error, or its bytes read back as
 //      an equal package.
+//   4. an accepted package with a host section: graph::host_plan returns a plan that covers the program's inputs
+//      and outputs, or an error whose input names the host section.
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
@@ -25,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include <janus/graph/compile.hpp>
 #include <janus/package/package.hpp>
 
 #include "../tests/package/craft.hpp"
@@ -64,6 +67,15 @@ void check_bytes(std::span<const std::uint8_t> bytes) {
     const auto reread = read_package(*again, "fuzz", ReadOptions{.check_toolchain = false});
     check(reread.ok() && *reread == *r, "re-read equal");
     check(inspect(bytes, "fuzz").ok(), "inspect succeeds on an accepted package");
+    if (r->host) {  // the host section's graph: a plan or a well-formed error naming the section
+        const auto h = graph::host_plan(*r, "fuzz");
+        check(h.ok() || (h.error().input.rfind("fuzz host section", 0) == 0 && !h.error().rule.empty()),
+              "host_plan gives a plan or an error naming the host section");
+        if (h.ok())
+            check(h->prologue <= h->graph.nodes.size() && h->program_inputs.size() == r->inputs.size() &&
+                      h->program_outputs.size() == r->outputs.size(),
+                  "a host plan covers the program's inputs and outputs");
+    }
     const auto strict = read_package(bytes, "fuzz");
     if (r->toolchain.isa_hash == isa_hash())
         check(strict.ok() && *strict == *r, "toolchain check passes");
@@ -174,7 +186,18 @@ Package generate(Stream& in) {
             {first, last, in.chance(60) ? "" : "n" + std::to_string(i), "Op" + std::to_string(in.byte() % 3)});
         first = last;
     }
-    if (in.chance(64)) p.extra.push_back({6u + in.byte(), Bytes(in.byte() % 20, in.byte())});
+    if (in.chance(48)) {  // a host section: one of a few graphs, its prologue count and sometimes a stray byte
+        static constexpr const char* graphs[] = {
+            "graph h {\n  input %y: int8[4] q(int8 s=0.5 zp=0)\n  %d: float32[4] = DequantizeLinear(%y)\n"
+            "  output %d\n}\n",
+            "graph h {\n  input %x: float32[4]\n  %q: int8[4] q(int8 s=0.5 zp=0) = QuantizeLinear(%x) "
+            "{dtype=\"int8\", scale=[0.5f], zero_point=[0]}\n  output %q\n}\n",
+            "graph h {\n}\n", ""};
+        HostSection h{in.byte() % 3u, graphs[in.byte() % 4]};
+        if (in.chance(30) && !h.graph.empty()) h.graph[in.byte() % h.graph.size()] = static_cast<char>(in.byte());
+        p.host = std::move(h);
+    }
+    if (in.chance(64)) p.extra.push_back({7u + in.byte(), Bytes(in.byte() % 20, in.byte())});
     if (in.chance(8)) p.toolchain.isa_hash ^= 1;
     return p;
 }

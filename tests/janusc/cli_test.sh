@@ -141,7 +141,23 @@ for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny; d
     has "$T/out" "npu: "
     run 0 "$J" run "$FX/$m.onnx" "${args[@]}" -o "$T/ref-$m" --engine ref
     for f in "$T/ref-$m"/*.npy; do same "$f" "$T/npu-$m/$(basename "$f")" "$m: npu output equals ref output"; done
+    # every fixture compiles; its package runs to the same bytes (qdq_float_tail: a host section after the program)
+    run 0 "$J" compile "$FX/$m.onnx" -o "$T/$m.jpk"
+    run 0 "$J" run "$T/$m.jpk" "${args[@]}" -o "$T/pkg-$m"
+    for f in "$T/ref-$m"/*.npy; do same "$f" "$T/pkg-$m/$(basename "$f")" "$m: package output equals ref output"; done
 done
+run 0 "$J" compile "$FX/qdq_float_tail.onnx" -o "$T/qdq_float_tail2.jpk"
+has "$T/out" "host section: 1 nodes before the program, 3 after it"
+same "$T/qdq_float_tail2.jpk" "$T/qdq_float_tail.jpk" "qdq_float_tail: the same package bytes on a second compile"
+run 0 "$J" run "$T/qdq_float_tail.jpk" -i input="$FX/qdq_float_tail.in0.npy" -o "$T/pkg-tail2"
+has "$T/out" "qdq_float_tail.jpk: 41 instructions, 4 host nodes, engine npu"
+run 0 "$J" inspect "$T/qdq_float_tail.jpk"
+has "$T/out" "host section: 4 nodes on the host reference kernels"
+has "$T/out" "  before the program: QuantizeLinear Q_5 -> q_3 int8[1,2,2,2] (int8 s=0.00784313772 zp=-1)"
+has "$T/out" "  after  the program: Reshape reshape -> flat int8[1,16] (int8 s=0.0156862754 zp=-1)"
+has "$T/out" "  output conv_17: int8 at the boundary, int8 stored; shape [1,4,2,2] strides [64,1,32,16]"
+has "$T/out" "  after  the program: Softmax softmax -> output float32[1,16]"
+has "$T/out" "program io (between the host section and the NPU):"
 same "$T/npu-mobilenet_v2_tiny/logits.npy" "$SRC/tests/janusc/golden/mobilenet_v2_tiny.logits.npy" "npu logits equal the golden file"
 # ConvInteger / MatMulInteger (int32 outputs, no requantization): host nodes on both engines, equal to ONNX semantics
 # (the fixture's out<k>.npy from numpy), and a model with no NPU node compiles to no package (exit 2)
@@ -156,9 +172,12 @@ for o in conv mm conv2 mm2 mm3; do
     same "$T/int-ref/$o.npy" "$FX/integer_ops.out$k.npy" "integer_ops $o: equal to ONNX semantics"
     k=$((k + 1))
 done
-run 2 "$J" compile "$FX/integer_ops.onnx" -o "$T/int.jpk"
-has "$T/err" "no node runs on the NPU: there is no program to package [package-empty]"
-[[ ! -e "$T/int.jpk" ]] && ok || fail "integer_ops: a package was written"
+# no node on the NPU: the package's program is a lone halt and every node is in its host section
+run 0 "$J" compile "$FX/integer_ops.onnx" -o "$T/int.jpk"
+has "$T/out" "0 nodes on the NPU, 1 instructions"
+has "$T/out" "host section: 7 nodes before the program, 0 after it"
+run 0 "$J" run "$T/int.jpk" "${ia[@]}" -o "$T/int-pkg"
+for o in conv mm conv2 mm2 mm3; do same "$T/int-ref/$o.npy" "$T/int-pkg/$o.npy" "integer_ops $o: package output"; done
 
 # 8d. verify: both engines, every value compared, seeded or given inputs; a model the lowering refuses is exit 2
 run 0 "$J" verify "$FX/mobilenet_v2_tiny.onnx"
@@ -187,6 +206,9 @@ mkdir -p "$T/elsewhere3"
 (cd "$T/elsewhere3" && LC_ALL=C.UTF-8 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o m.jpk >/dev/null) \
     || fail "compile from another directory"
 same "$T/elsewhere3/m.jpk" "$T/m.jpk" "package bytes from another directory and locale"
+(cd "$T/elsewhere3" && LC_ALL=C.UTF-8 "$J" compile "$FX/qdq_float_tail.onnx" -o t.jpk >/dev/null) \
+    || fail "compile a host-section package from another directory"
+same "$T/elsewhere3/t.jpk" "$T/qdq_float_tail.jpk" "host-section package bytes from another directory and locale"
 run 0 "$J" run "$T/m.jpk" -i input="$FX/mobilenet_v2_tiny.in0.npy" -o "$T/pkg-out"
 same "$T/pkg-out/logits.npy" "$T/npu-mobilenet_v2_tiny/logits.npy" "run MODEL.jpk equals run MODEL.onnx"
 run 0 "$J" compile "$FX/qop_conv_matmul.onnx" -o "$T/q.jpk"
@@ -200,10 +222,10 @@ has "$T/out" "input  input: float32 at the boundary, int8 stored; shape [1,3,32,
 has "$T/out" "Gemm classifier: 24 instructions"
 has "$T/out" "total: 2985 instructions"
 cp "$T/m.jpk" "$T/keep.jpk"
-run 2 "$J" compile "$FX/qdq_float_tail.onnx" -o "$T/keep.jpk"
-has "$T/err" "[package-host-op]"
+run 2 "$J" compile "$SRC/tests/onnx/bad_import/opset_11.onnx" -o "$T/keep.jpk"
+has "$T/err" "[onnx-opset]"
 same "$T/keep.jpk" "$T/m.jpk" "a failed compile leaves the existing package alone"
-run 2 "$J" compile "$FX/qdq_float_tail.onnx" -o "$T/new.jpk"
+run 2 "$J" compile "$SRC/tests/onnx/bad_import/opset_11.onnx" -o "$T/new.jpk"
 [ ! -e "$T/new.jpk" ] && ok || fail "a failed compile wrote a package"
 head -c 1000 "$T/m.jpk" >"$T/cut.jpk"
 run 2 "$J" run "$T/cut.jpk" -i input="$FX/mobilenet_v2_tiny.in0.npy" -o "$T/none"

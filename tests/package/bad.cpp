@@ -248,6 +248,22 @@ const std::vector<Recipe>& recipes() {
         // ---- debug
         content("debug_range", [](Package& p) { p.debug[3].last = 14; }),
         content("debug_order", [](Package& p) { p.debug[2].first = 9; }),
+        // ---- host
+        content("host_empty",
+                [](Package& p) {
+                    p.host = HostSection{0, ""};
+                }),
+        content("host_text_chars",
+                [](Package& p) {
+                    p.host = HostSection{0, "graph g {\n\x01}\n"};
+                }),
+        bytes("host_optional",  // the host section (entry 5, before the extra one) marked optional
+              [] {
+                  Package p = testing::sample();
+                  p.host = HostSection{0, "graph g {\n}\n"};
+                  return edit(write_package(p).value(),
+                              [](craft::Image& im, Bytes&) { im.entries[5].flags = format::flag_optional; });
+              }),
         // ---- section contents vs lengths
         bytes("section_truncated",  // the memory section cut by 4 bytes, inside the last buffer's size field
               [] { return edit(sample_bytes(), [](craft::Image& im, Bytes&) { im.entries[2].length -= 4; }); }),

@@ -296,6 +296,8 @@ TEST_CASE("the writer refuses what the format cannot hold") {
     CHECK_RULE(write_package(p), "section-order");
     p.extra = {{5, {}}};  // a known kind
     CHECK_RULE(write_package(p), "section-order");
+    p.extra = {{6, {}}};  // the host section's kind
+    CHECK_RULE(write_package(p), "section-order");
     p.extra.assign(60, ExtraSection{});
     for (std::size_t i = 0; i < p.extra.size(); ++i) p.extra[i].kind = static_cast<std::uint32_t>(100 + i);
     CHECK_RULE(write_package(p), "section-count");
@@ -316,9 +318,49 @@ TEST_CASE("the writer refuses what the format cannot hold") {
     CHECK(e.error().position.rfind("byte ", 0) == 0);
 }
 
+TEST_CASE("the host section: written only when present, between debug and the extra sections, never optional") {
+    Package p = testing::minimal();
+    const Bytes without = write_package(p).value();
+    p.host = HostSection{1, "graph g {\n  input %x: int8[1] q(int8 s=1 zp=0)\n  output %x\n}\n"};
+    p.extra = {{9, {4, 5}}};
+    const Bytes with = write_package(p).value();
+    const craft::Image im = craft::parse(with).value();
+    REQUIRE(im.entries.size() == 7);
+    CHECK(im.entries[5].kind == static_cast<std::uint32_t>(format::Kind::host));
+    CHECK(im.entries[5].flags == 0);
+    CHECK(im.entries[6].kind == 9);
+    // u32 prologue, then the text to the section's end
+    CHECK(im.entries[5].length == 4 + p.host->graph.size());
+    CHECK(with[im.entries[5].offset] == 1);
+    const auto r = read_package(with, "h.jpk");
+    REQUIRE(r.ok());
+    CHECK(*r == p);
+    CHECK(craft::parse(without).value().entries.size() == 5);
+    CHECK_FALSE(read_package(without, "m.jpk")->host.has_value());
+    const auto text = inspect(with, "h.jpk");
+    REQUIRE(text.ok());
+    CHECK(text->find("\n  host   ") != std::string::npos);
+    CHECK(text->find("host section: " + std::to_string(p.host->graph.size()) +
+                     " bytes of graph text, 4 lines; the first 1 nodes run before the program") != std::string::npos);
+    // a reader that does not know the kind must refuse the package: the writer never marks it optional, and a
+    // package that does is refused like any known section marked optional
+    Bytes flagged = with;
+    craft::Image fl = craft::parse(flagged).value();
+    fl.entries[5].flags = format::flag_optional;
+    craft::store(fl, flagged);
+    craft::reseal(flagged);
+    CHECK_RULE(read_package(flagged, "f.jpk"), "section-flags");
+    // contents: text present, printable characters and line feeds only (the writer refuses what the reader would)
+    p.host->graph.clear();
+    CHECK_RULE(write_package(p), "host-empty");
+    p.host->graph = "graph g {\r\n}\n";
+    CHECK_RULE(write_package(p), "host-text-chars");
+    CHECK_RULE(read_package(craft::unchecked(p).value(), "c.jpk"), "host-text-chars");
+}
+
 TEST_CASE("extra sections are kept byte for byte") {
     Package p = testing::minimal();
-    p.extra = {{6, {1, 2, 3}}, {70000, Bytes(100, 0xEE)}};
+    p.extra = {{7, {1, 2, 3}}, {70000, Bytes(100, 0xEE)}};
     const Bytes b = write_package(p).value();
     const auto r = read_package(b, "x.jpk");
     REQUIRE(r.ok());

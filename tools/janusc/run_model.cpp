@@ -119,10 +119,28 @@ std::vector<InputSpec> input_specs(const graph::Graph& g) {
     return r;
 }
 
-std::vector<InputSpec> input_specs(const janus::package::Package& p) {
-    std::vector<InputSpec> r;
-    for (const auto& d : p.inputs) r.push_back({d.name, d.dtype, d.shape});
-    return r;
+/// A package's model interface: its descriptors, or its host graph's model inputs and outputs.
+struct PackageModel {
+    std::vector<InputSpec> inputs;
+    std::vector<std::string> outputs;
+    std::size_t host_nodes = 0;
+};
+
+janus::Result<PackageModel> package_model(const janus::package::Package& p, const std::string& path) {
+    PackageModel m;
+    if (!p.host) {
+        for (const auto& d : p.inputs) m.inputs.push_back({d.name, d.dtype, d.shape});
+        for (const auto& d : p.outputs) m.outputs.push_back(d.name);
+        return m;
+    }
+    JANUS_TRY(const graph::HostPlan h, graph::host_plan(p, path));
+    const auto all = input_specs(h.graph);
+    for (graph::ValueId v : h.model_inputs)
+        for (std::size_t i = 0; i < h.graph.inputs.size(); ++i)
+            if (h.graph.inputs[i] == v) m.inputs.push_back(all[i]);
+    for (graph::ValueId v : h.graph.outputs) m.outputs.push_back(h.graph.value(v).name);
+    m.host_nodes = h.graph.nodes.size();
+    return m;
 }
 
 /// -i NAME=FILE.npy, every model input exactly once, each of the input's declared dtype and shape.
@@ -225,18 +243,19 @@ int cmd_run(const RunArgs& a) {
         auto p = read_package(a.model);
         if (!p) return fail(p.error());
         phase("read");
-        auto in = read_inputs(input_specs(*p), a.inputs, a.model);
+        auto model = package_model(*p, a.model);
+        if (!model) return fail(model.error());
+        auto in = read_inputs(model->inputs, a.inputs, a.model);
         if (!in) return fail(in.error());
-        std::cout << "package " << a.model << ": " << p->code.size() << " instructions, engine npu\n";
+        std::cout << "package " << a.model << ": " << p->code.size() << " instructions, " << model->host_nodes
+                  << " host nodes, engine npu\n";
         phase("inputs");
         janus::vnpu::sim::Report report;
         auto out = graph::run_package(*p, *in, janus_tools::kernel_by_name, janusc::simulate, &report);
         if (!out) return run_error(out.error());
         phase("simulate");
         std::cout << "npu: " << report.cycles << " cycles\n";
-        std::vector<std::string> names;
-        for (const auto& d : p->outputs) names.push_back(d.name);
-        const int rc = write_outputs(names, *out, a.outdir);
+        const int rc = write_outputs(model->outputs, *out, a.outdir);
         phase("write");
         return rc;
     }
@@ -283,6 +302,13 @@ int cmd_compile(const CompileArgs& a) {
     dump_lowered(dump, *g, *l);
     auto p = graph::compile_package(*g, *l);
     if (!p) return fail(p.error());
+    std::string host_summary;  // the host section as the package holds it (a view handed over runs there too)
+    if (p->host) {
+        auto h = graph::host_plan(*p, a.output);
+        if (!h) return fail(h.error(), exit_internal);  // the compiler wrote a host section it cannot read back
+        host_summary = "; host section: " + std::to_string(h->prologue) + " nodes before the program, " +
+                       std::to_string(h->graph.nodes.size() - h->prologue) + " after it";
+    }
     auto bytes = janus::package::write_package(*p, a.output);
     if (!bytes) return fail(bytes.error(), exit_internal);  // the compiler built a package its own format refuses
     phase("package");
@@ -300,7 +326,7 @@ int cmd_compile(const CompileArgs& a) {
     std::cout << "compiled " << a.model << " -> " << a.output << ": " << bytes->size() << " bytes; " << l->npu.size()
               << " nodes on the NPU, " << p->code.size() << " instructions, constants " << p->weights.size()
               << " B, scratch " << p->scratch_bytes << " B, input " << p->input_bytes << " B, output "
-              << p->output_bytes << " B\n";
+              << p->output_bytes << " B" << host_summary << "\n";
     return exit_ok;
 }
 
@@ -349,9 +375,20 @@ int cmd_inspect(const std::string& path) {
             std::cout << "; per-axis along " << d.quant.axis << " (" << d.quant.scales.size() << " entries)";
         std::cout << "\n";
     };
-    std::cout << "io:\n";
+    std::cout << (p->host ? "program io (between the host section and the NPU):\n" : "io:\n");
     for (const auto& d : p->inputs) io("input ", d);
     for (const auto& d : p->outputs) io("output", d);
+    if (p->host) {
+        auto h = graph::host_plan(*p, path);
+        if (!h) return fail(h.error());
+        std::cout << "host section: " << h->graph.nodes.size() << " nodes on the host reference kernels\n";
+        for (std::size_t k = 0; k < h->graph.nodes.size(); ++k) {
+            const auto& n = h->graph.nodes[k];
+            std::cout << "  " << (k < h->prologue ? "before" : "after ") << " the program: " << n.op << " "
+                      << (n.origin.empty() ? "(unnamed)" : n.origin) << " -> " << h->graph.value(n.outputs[0]).name
+                      << " " << h->graph.value(n.outputs[0]).type.str() << "\n";
+        }
+    }
     std::cout << "buffers:\n";
     for (const auto& b : p->buffers)
         std::cout << "  " << pk::buffer_kind_name(b.kind) << " " << b.name << ": region "

@@ -3,21 +3,27 @@
 //
 // Contract:
 //   - compile_package(g, lowered) returns the package of docs/package.md: the program's words, its constants, the
-//     region sizes, one I/O descriptor per graph input and output, the scratch values as buffers and the debug map
-//     (each NPU node's instructions, named by its ONNX node(s)). A package holds the NPU program and the
-//     conversions at its boundary, nothing else: every host node of the graph must be one of them (rule
-//     package-host-op otherwise):
-//       input:  QuantizeLinear of a float32 graph input, or Requantize of a uint8 graph input to int8;
-//       output: DequantizeLinear to a float32 graph output, or Requantize of int8 to a uint8 graph output.
-//     The descriptor states the boundary dtype (the model's), the storage (int8), the NPU's strides (NHWC, padded
-//     channels: seed B4) and the storage quantization. An output the NPU holds in no strided layout of its own (a
-//     flattened image that is a view) is refused (package-layout).
-//   - run_package(p, inputs, kernel, simulate) takes one tensor per package input (in p.inputs order, of the
-//     boundary dtype and shape), converts each with the registry's own kernel (QuantizeLinear, Requantize: the ones
-//     the reference engine runs), places it by its strides, runs the program once, and converts the outputs back
+//     region sizes, the I/O descriptors, the scratch values as buffers and the debug map (each NPU node's
+//     instructions, named by its ONNX node(s)). It has one of two forms:
+//       boundary form, when every host node is a conversion at the program's boundary:
+//         input:  QuantizeLinear of a float32 graph input, or Requantize of a uint8 graph input to int8;
+//         output: DequantizeLinear to a float32 graph output, or Requantize of int8 to a uint8 graph output.
+//       The descriptors are the model's inputs and outputs: the boundary dtype (the model's), the storage (int8),
+//       the NPU's strides (NHWC, padded channels: seed B4) and the storage quantization.
+//       host form, otherwise (a float tail, a host node in front of the program, integer ops the NPU cannot store,
+//       no NPU node at all): the descriptors are the program's own int8 inputs and outputs, and the host section
+//       holds the host nodes as graph IR text (host_package says how the text's graph is laid out).
+//     In the host form, a program output that is a view (a Flatten / Reshape with no code of its own) is handed
+//     over as the value it views, and the reshape runs on the host. A program value the package still cannot
+//     describe (outside its region, no strided layout) is refused (package-layout).
+//   - host_plan(p) parses and checks a host section (its rules are listed there); run_package(p, inputs, kernel,
+//     simulate) runs the host prologue, the program, then the host epilogue. run_program runs the program alone:
+//     one tensor per descriptor, converted with the registry's own kernels (QuantizeLinear, Requantize: the ones the
+//     reference engine runs), placed by its strides, the program run once, the outputs converted back
 //     (DequantizeLinear, Requantize). A fault or a race is an error (npu-fault, npu-race).
 // Both are deterministic: the same graph gives the same package bytes (seed D8).
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -25,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include <janus/graph/parse.hpp>
 #include <janus/graph/run_npu.hpp>
 #include <janus/package/package.hpp>
 
@@ -92,13 +99,11 @@ inline Result<package::IoDesc> io_desc(const Graph& g, const LoweredGraph& L, Va
     return d;
 }
 
-}  // namespace compile_detail
-
-inline Result<package::Package> compile_package(const Graph& g, const LoweredGraph& L) {
-    using namespace compile_detail;
+/// The boundary form: every host node converts one graph input into the program or one program output into a graph
+/// output, and every program value the model sees has a strided layout in its region; the I/O descriptors are the
+/// model's. Nothing when the graph does not have that form (the host form then holds it).
+inline std::optional<package::Package> boundary_package(const Graph& g, const LoweredGraph& L) {
     const std::string what = "graph " + g.name;
-    if (L.npu.empty())
-        return make_error(what, "", "package-empty", "no node runs on the NPU: there is no program to package");
     std::vector<bool> converted(g.nodes.size(), false);
     package::Package p;
 
@@ -115,17 +120,14 @@ inline Result<package::Package> compile_package(const Graph& g, const LoweredGra
             const bool shift = n.op == "Requantize" && g.value(gi).type.dtype == DType::u8;
             if (!(quantize || shift) || inner != no_value || !L.placement[static_cast<std::size_t>(o)] ||
                 L.placement[static_cast<std::size_t>(o)]->region != 2)
-                return make_error(what, node_text(g, k), "package-host-op",
-                                  "runs on the host; a package holds the NPU program and, at its boundary, one "
-                                  "QuantizeLinear or uint8 -> int8 conversion per input only");
+                return std::nullopt;
             inner = o;
             converted[k] = true;
         }
-        if (inner == no_value)
-            return make_error(what, g.value(gi).name, "package-host-op",
-                              "this graph input does not reach the NPU program through one boundary conversion");
-        JANUS_TRY(auto d, io_desc(g, L, gi, inner, what));
-        p.inputs.push_back(std::move(d));
+        if (inner == no_value) return std::nullopt;
+        auto d = io_desc(g, L, gi, inner, what);
+        if (!d) return std::nullopt;
+        p.inputs.push_back(std::move(*d));
     }
     // outputs: a segment output itself, or one boundary conversion of one
     for (ValueId go : g.outputs) {
@@ -137,30 +139,104 @@ inline Result<package::Package> compile_package(const Graph& g, const LoweredGra
                 const bool dequantize = n.op == "DequantizeLinear" && g.value(go).type.dtype == DType::f32;
                 const bool shift = n.op == "Requantize" && g.value(go).type.dtype == DType::u8;
                 if (!(dequantize || shift) || x == no_value || !L.placement[static_cast<std::size_t>(x)])
-                    return make_error(what, node_text(g, k), "package-host-op",
-                                      "runs on the host; a package holds the NPU program and, at its boundary, one "
-                                      "DequantizeLinear or int8 -> uint8 conversion per output only");
+                    return std::nullopt;
                 inner = x;
                 converted[k] = true;
             }
         if (inner == no_value && L.placement[static_cast<std::size_t>(go)]) inner = go;
-        if (inner == no_value)
-            return make_error(what, g.value(go).name, "package-host-op",
-                              "this graph output is not computed by the NPU program");
-        if (L.placement[static_cast<std::size_t>(inner)]->region != 3)
-            return make_error(
-                what, g.value(go).name, "package-layout",
-                "the NPU holds " + g.value(inner).name + " outside the output region (a view of another buffer)");
-        JANUS_TRY(auto d, io_desc(g, L, go, inner, what));
-        p.outputs.push_back(std::move(d));
+        if (inner == no_value) return std::nullopt;
+        if (L.placement[static_cast<std::size_t>(inner)]->region != 3) return std::nullopt;
+        auto d = io_desc(g, L, go, inner, what);
+        if (!d) return std::nullopt;
+        p.outputs.push_back(std::move(*d));
     }
     for (const auto* list : {&L.host_before, &L.host_after})
         for (std::size_t k : *list)
-            if (!converted[k])
-                return make_error(what, node_text(g, k), "package-host-op",
-                                  "runs on the host; a package holds the NPU program and the conversions at its "
-                                  "boundary only (run the model with janusc run MODEL.onnx)");
+            if (!converted[k]) return std::nullopt;
+    return p;
+}
 
+/// The host form: the program's own inputs and outputs as int8 descriptors, and the host nodes as graph IR text (the
+/// host section). The text's graph takes the model's inputs, then the program's outputs (in p.outputs order, under
+/// their names); its nodes are the host nodes in graph order, the first `prologue` of them before the program.
+inline Result<package::Package> host_package(const Graph& g, const LoweredGraph& L) {
+    const std::string what = "graph " + g.name;
+    package::Package p;
+    Graph h;
+    h.name = g.name;
+    std::vector<ValueId> map(g.values.size(), no_value);
+    const auto copy = [&](ValueId v, ValueKind kind) {
+        ValueId& m = map[static_cast<std::size_t>(v)];
+        if (m == no_value) {
+            m = h.add_value(g.value(v).name, g.value(v).type, kind);
+            if (kind == ValueKind::constant) h.value(m).data = g.value(v).data;
+        }
+        return m;
+    };
+    for (ValueId v : g.inputs) h.inputs.push_back(copy(v, ValueKind::input));
+    // A program output that is a view (a Flatten / Reshape that emitted no code) is not handed over: its input is
+    // (the lowering keeps it in the output region), and the reshape runs first on the host.
+    std::vector<std::size_t> views;
+    for (const LoweredNode& n : L.npu) {
+        const ValueId o = g.nodes[n.node].outputs[0];
+        if (n.code_end == n.code_begin && std::count(L.segment_outputs.begin(), L.segment_outputs.end(), o))
+            views.push_back(n.node);
+    }
+    for (ValueId v : L.segment_outputs) {
+        if (std::any_of(views.begin(), views.end(), [&](std::size_t k) { return g.nodes[k].outputs[0] == v; }))
+            continue;
+        if (L.placement[static_cast<std::size_t>(v)]->region != package::region_output)
+            return make_error(
+                what, g.value(v).name, "package-layout",
+                "the NPU holds " + g.value(v).name + " outside the output region (a view of another buffer)");
+        h.inputs.push_back(copy(v, ValueKind::input));
+        JANUS_TRY(auto d, io_desc(g, L, v, v, what));
+        p.outputs.push_back(std::move(d));
+    }
+    for (ValueId v : L.segment_inputs) {
+        JANUS_TRY(auto d, io_desc(g, L, v, v, what));
+        p.inputs.push_back(std::move(d));
+    }
+    std::vector<std::size_t> after = views;
+    after.insert(after.end(), L.host_after.begin(), L.host_after.end());
+    for (const auto* list : std::array<const std::vector<std::size_t>*, 2>{&L.host_before, &after})
+        for (std::size_t k : *list) {
+            Node n = g.nodes[k];
+            n.target = Target::host;  // in the package, every node of the host graph runs on the host
+            for (ValueId& x : n.inputs) {
+                if (x == no_value) continue;
+                if (g.value(x).kind == ValueKind::constant) {
+                    x = copy(x, ValueKind::constant);
+                } else if (map[static_cast<std::size_t>(x)] == no_value) {
+                    return make_error(what, node_text(g, k), "package-host-op",
+                                      "reads " + g.value(x).name + ", which only the NPU program holds");
+                } else {
+                    x = map[static_cast<std::size_t>(x)];
+                }
+            }
+            for (ValueId& o : n.outputs) o = copy(o, ValueKind::node);
+            h.nodes.push_back(std::move(n));
+        }
+    for (ValueId v : g.outputs) {
+        if (map[static_cast<std::size_t>(v)] == no_value)
+            return make_error(what, g.value(v).name, "package-host-op",
+                              "the graph output is computed neither on the host nor by the program");
+        h.outputs.push_back(map[static_cast<std::size_t>(v)]);
+    }
+    JANUS_CHECK(verify(h));
+    p.host = package::HostSection{static_cast<std::uint32_t>(L.host_before.size()), print(h)};
+    return p;
+}
+
+}  // namespace compile_detail
+
+inline Result<package::Package> compile_package(const Graph& g, const LoweredGraph& L) {
+    using namespace compile_detail;
+    auto boundary = L.npu.empty() ? std::nullopt : boundary_package(g, L);
+    if (!boundary) {
+        JANUS_TRY(boundary, host_package(g, L));
+    }
+    package::Package p = std::move(*boundary);
     for (const vnpu::Instr& in : L.program.code) {
         JANUS_TRY(const vnpu::Word w, vnpu::encode(in));
         p.code.push_back(w);
@@ -184,8 +260,9 @@ inline Result<package::Package> compile_package(const Graph& g, const LoweredGra
     return p;
 }
 
-/// Run package `p` on the simulator; `inputs` in p.inputs order, of their boundary dtype and shape.
-inline Result<std::vector<Tensor>> run_package(const package::Package& p, std::span<const Tensor> inputs,
+/// Run the program of package `p` on the simulator; `inputs` in p.inputs order, of their boundary dtype and shape
+/// (the host section, if any, is not run: see run_package).
+inline Result<std::vector<Tensor>> run_program(const package::Package& p, std::span<const Tensor> inputs,
                                                KernelFn kernel, SimulateFn simulate,
                                                vnpu::sim::Report* report = nullptr, const ops::OpContext& ctx = {}) {
     using namespace compile_detail;
@@ -270,6 +347,100 @@ inline Result<std::vector<Tensor>> run_package(const package::Package& p, std::s
         }
         out.push_back(std::move(y));
     }
+    return out;
+}
+
+/// A package's host section, parsed and tied to the program's inputs and outputs.
+struct HostPlan {
+    Graph graph;
+    std::size_t prologue = 0;              ///< nodes [0, prologue) run before the program, the rest after it
+    std::vector<ValueId> model_inputs;     ///< the graph inputs the caller gives, in order
+    std::vector<ValueId> program_inputs;   ///< per p.inputs: the value packed into the input region
+    std::vector<ValueId> program_outputs;  ///< per p.outputs: the graph input that receives the program's output
+};
+
+/// Parse and check p.host (which must be present). Errors name `input` + " host section": the parser's with line
+/// and column, and
+///   host-prologue        the prologue count exceeds the graph's nodes
+///   host-program-output  the graph's last inputs are not the program's outputs (names, order, int8 types)
+///   host-program-input   a program input is not a model input or a prologue node's output of the same int8 type
+///   host-order           a prologue node reads a program output (it is computed after the prologue)
+inline Result<HostPlan> host_plan(const package::Package& p, const std::string& input = "package") {
+    using namespace compile_detail;
+    const std::string where = input + " host section";
+    JANUS_ASSERT(p.host.has_value());
+    JANUS_TRY(Graph g, parse(p.host->graph, where));
+    HostPlan h;
+    h.prologue = p.host->prologue;
+    if (h.prologue > g.nodes.size())
+        return make_error(where, "prologue", "host-prologue",
+                          "the prologue has " + std::to_string(h.prologue) + " nodes, but the graph has " +
+                              std::to_string(g.nodes.size()));
+    const auto same_type = [](const Value& v, const package::IoDesc& d) {
+        Shape shape;
+        for (const std::int64_t x : d.shape) shape.push_back(x);
+        return d.dtype == DType::i8 && d.storage == DType::i8 && v.type.dtype == DType::i8 && v.type.shape == shape &&
+               v.type.quant && quantization_of(*v.type.quant) == d.quant;
+    };
+    if (g.inputs.size() < p.outputs.size())
+        return make_error(where, "inputs", "host-program-output",
+                          "the graph has " + std::to_string(g.inputs.size()) + " inputs, fewer than the program's " +
+                              std::to_string(p.outputs.size()) + " outputs");
+    const std::size_t m = g.inputs.size() - p.outputs.size();
+    h.model_inputs.assign(g.inputs.begin(), g.inputs.begin() + static_cast<std::ptrdiff_t>(m));
+    for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+        const ValueId v = g.inputs[m + i];
+        if (g.value(v).name != p.outputs[i].name || !same_type(g.value(v), p.outputs[i]))
+            return make_error(where, "input " + g.value(v).name, "host-program-output",
+                              "graph input " + std::to_string(m + i) + " must be program output " + std::to_string(i) +
+                                  " '" + p.outputs[i].name +
+                                  "', int8 of the same shape and "
+                                  "quantization");
+        h.program_outputs.push_back(v);
+    }
+    std::vector<bool> before(g.values.size(), false);  // known before the program runs
+    for (ValueId v : h.model_inputs) before[static_cast<std::size_t>(v)] = true;
+    for (std::size_t i = 0; i < g.values.size(); ++i) before[i] = before[i] || g.values[i].kind == ValueKind::constant;
+    for (std::size_t k = 0; k < h.prologue; ++k) {
+        for (ValueId x : g.nodes[k].inputs)
+            if (x != no_value && !before[static_cast<std::size_t>(x)])
+                return make_error(where, "node " + std::to_string(k) + " (" + g.nodes[k].op + ")", "host-order",
+                                  "runs before the program but reads " + g.value(x).name + ", a program output");
+        for (ValueId o : g.nodes[k].outputs) before[static_cast<std::size_t>(o)] = true;
+    }
+    for (const package::IoDesc& d : p.inputs) {
+        const ValueId v = g.find(d.name);
+        if (v == no_value || !before[static_cast<std::size_t>(v)] || g.value(v).kind == ValueKind::constant ||
+            !same_type(g.value(v), d))
+            return make_error(where, "value " + d.name, "host-program-input",
+                              "program input '" + d.name +
+                                  "' must be a model input or a prologue node's output, int8 of the same shape and "
+                                  "quantization");
+        h.program_inputs.push_back(v);
+    }
+    h.graph = std::move(g);
+    return h;
+}
+
+/// Run package `p`: its host prologue on the reference kernels (`kernel`), the program on the simulator, then its
+/// host epilogue. `inputs` are the model's: in p.inputs order for a package without a host section, in the host
+/// graph's model_inputs order with one. One output per model output.
+inline Result<std::vector<Tensor>> run_package(const package::Package& p, std::span<const Tensor> inputs,
+                                               KernelFn kernel, SimulateFn simulate,
+                                               vnpu::sim::Report* report = nullptr, const ops::OpContext& ctx = {}) {
+    if (!p.host) return run_program(p, inputs, kernel, simulate, report, ctx);
+    JANUS_TRY(const HostPlan h, host_plan(p));
+    const Graph& g = h.graph;
+    JANUS_TRY(Env env, bind_inputs(g, inputs, h.model_inputs));
+    for (std::size_t k = 0; k < h.prologue; ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, ctx));
+    std::vector<Tensor> to_program;
+    for (ValueId v : h.program_inputs) to_program.push_back(*env[static_cast<std::size_t>(v)]);
+    JANUS_TRY(std::vector<Tensor> from_program, run_program(p, to_program, kernel, simulate, report, ctx));
+    for (std::size_t i = 0; i < from_program.size(); ++i)
+        env[static_cast<std::size_t>(h.program_outputs[i])] = std::move(from_program[i]);
+    for (std::size_t k = h.prologue; k < g.nodes.size(); ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, ctx));
+    std::vector<Tensor> out;
+    for (ValueId v : g.outputs) out.push_back(*env[static_cast<std::size_t>(v)]);
     return out;
 }
 

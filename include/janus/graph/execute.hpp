@@ -35,25 +35,31 @@ using Env = std::vector<std::optional<Tensor>>;
 
 /// The environment of a run: the graph inputs (checked against their declared types, given the graph's
 /// quantization) and the constants.
-inline Result<Env> bind_inputs(const Graph& g, std::span<const Tensor> inputs) {
-    if (inputs.size() != g.inputs.size())
+/// `which` lists the graph inputs the caller gives (a package's host graph takes its other inputs from the NPU
+/// program: graph/compile.hpp); the overload without it binds all of them.
+inline Result<Env> bind_inputs(const Graph& g, std::span<const Tensor> inputs, std::span<const ValueId> which) {
+    if (inputs.size() != which.size())
         return make_error(
             "graph " + g.name, "inputs", "input-count",
-            "the graph takes " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+            "the graph takes " + std::to_string(which.size()) + " inputs, got " + std::to_string(inputs.size()));
     Env env(g.values.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const Value& v = g.value(g.inputs[i]);
+        const Value& v = g.value(which[i]);
         Tensor t = inputs[i];
         if (t.dtype != v.type.dtype || !(t.shape() == v.type.shape))
             return make_error("input " + v.name, "", "input-type",
                               "expected " + detail::type_text(v.type) + ", got " + std::string(dtype_name(t.dtype)) +
                                   t.shape().str());
         t.quant = v.type.quant;
-        env[static_cast<std::size_t>(g.inputs[i])] = std::move(t);
+        env[static_cast<std::size_t>(which[i])] = std::move(t);
     }
     for (std::size_t i = 0; i < g.values.size(); ++i)
         if (g.values[i].kind == ValueKind::constant) env[i] = *g.values[i].data;
     return env;
+}
+
+inline Result<Env> bind_inputs(const Graph& g, std::span<const Tensor> inputs) {
+    return bind_inputs(g, inputs, g.inputs);
 }
 
 /// Run node `k` on the host reference kernels, with the output type the graph gives it.

@@ -267,6 +267,15 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
         if (on_npu[k]) produced_on_npu[static_cast<std::size_t>(n.outputs[0])] = true;
     }
     for (ValueId o : g.outputs) read_by_host[static_cast<std::size_t>(o)] = true;
+    // A Flatten / Reshape on the NPU may become a view (no code) of its input's bytes. When the host reads such a
+    // value, the input it views is kept in the output region too: a package then hands the host that input, in a
+    // layout it can describe, and runs the reshape on the host (graph/compile.hpp, host form).
+    for (std::size_t k = *last + 1; k-- > *first;) {
+        const Node& n = g.nodes[k];
+        if (on_npu[k] && (n.op == "Flatten" || n.op == "Reshape") && !n.inputs.empty() &&
+            read_by_host[static_cast<std::size_t>(n.outputs[0])])
+            read_by_host[static_cast<std::size_t>(n.inputs[0])] = true;
+    }
 
     // Aliases (views that emit no code) share their source's buffer: `root` maps a value to the value owning it.
     std::vector<ValueId> root(g.values.size());

@@ -141,9 +141,19 @@ struct DebugEntry {
     friend bool operator==(const DebugEntry&, const DebugEntry&) = default;
 };
 
+/// The host part of a model (section 6; docs/package.md "Section 6: host"): the nodes the NPU does not run, as
+/// graph IR text (docs/janusc.md "IR text form"). The first `prologue` nodes run before the program, the others
+/// after it. This layer checks the bytes only; graph/compile.hpp (host_plan) parses the text and ties its values to
+/// the I/O descriptors, which then describe the NPU program's own inputs and outputs.
+struct HostSection {
+    std::uint32_t prologue = 0;
+    std::string graph;
+    friend bool operator==(const HostSection&, const HostSection&) = default;
+};
+
 /// A section this version does not interpret, kept byte for byte (written with the optional flag).
 struct ExtraSection {
-    std::uint32_t kind = 0;  ///< > the last known kind (5), increasing
+    std::uint32_t kind = 0;  ///< > the last known kind (6), increasing
     std::vector<std::uint8_t> bytes;
     friend bool operator==(const ExtraSection&, const ExtraSection&) = default;
 };
@@ -163,6 +173,7 @@ struct Package {
     std::vector<IoDesc> inputs, outputs;
     std::vector<Buffer> buffers;
     std::vector<DebugEntry> debug;  ///< sorted, non-overlapping
+    std::optional<HostSection> host;  ///< present when the model runs nodes on the host (beyond boundary conversions)
     std::vector<ExtraSection> extra;
     friend bool operator==(const Package&, const Package&) = default;
 };
@@ -199,12 +210,15 @@ inline constexpr std::size_t max_name = 4096;            ///< bytes of a name
 inline constexpr std::uint64_t max_region = 1ull << 32;  ///< DRAM offsets are 32-bit register values
 inline constexpr std::int64_t max_extent = 1ll << 32;    ///< of a dim and of a stride
 
-/// Section kinds this version knows, in the order they must appear (each exactly once).
-enum class Kind : std::uint32_t { code = 1, weights = 2, memory = 3, io = 4, debug = 5 };
-inline constexpr std::uint32_t known_kinds = 5;
+/// Section kinds this version knows, in the order they must appear (each at most once): 1..5 are required, 6 (host)
+/// is present only when the model has host nodes. A known kind is never optional: a reader that does not know the
+/// host section refuses the package (section-unknown) instead of running half of the model.
+enum class Kind : std::uint32_t { code = 1, weights = 2, memory = 3, io = 4, debug = 5, host = 6 };
+inline constexpr std::uint32_t required_kinds = 5;
+inline constexpr std::uint32_t known_kinds = 6;
 
 inline std::string section_name(std::uint32_t kind) {
-    constexpr std::array<std::string_view, 6> names = {"", "code", "weights", "memory", "io", "debug"};
+    constexpr std::array<std::string_view, 7> names = {"", "code", "weights", "memory", "io", "debug", "host"};
     if (kind >= 1 && kind <= known_kinds) return std::string(names[kind]);
     return "kind " + std::to_string(kind);
 }
@@ -371,6 +385,10 @@ public:
         for (const std::uint8_t b : v) put(b);
         return ok_status();
     }
+    Status tail(const std::string& v, std::string_view) {
+        for (const char c : v) put(static_cast<std::uint8_t>(c));
+        return ok_status();
+    }
     Status str(const std::string& s, const std::string& what) {
         JANUS_CHECK(require(s.size() <= format::max_name, at_, "name-length", [&] {
             return what + " is " + dec(s.size()) + " bytes long; names have at most " + dec(format::max_name);
@@ -439,6 +457,11 @@ public:
     }
     Status tail(std::vector<std::uint8_t>& v, std::string_view) {
         v.assign(file_.begin() + static_cast<std::ptrdiff_t>(at_), file_.begin() + static_cast<std::ptrdiff_t>(end_));
+        at_ = end_;
+        return ok_status();
+    }
+    Status tail(std::string& v, std::string_view) {
+        v.assign(reinterpret_cast<const char*>(file_.data()) + at_, end_ - at_);
         at_ = end_;
         return ok_status();
     }
@@ -994,7 +1017,28 @@ Status transfer_debug(Ar& ar, P& p) {
     return ok_status();
 }
 
-/// The content of a known section (kinds 1..5).
+// ---------------------------------------------------------------------------------------------- host
+template <class Ar, class P>
+Status transfer_host(Ar& ar, P& p) {
+    if constexpr (Ar::reading) p.host.emplace();
+    auto& h = *p.host;
+    JANUS_CHECK(ar.template num<std::uint32_t>(h.prologue, "prologue node count"));
+    const std::size_t at = ar.pos();
+    JANUS_CHECK(ar.tail(h.graph, "graph text"));
+    JANUS_CHECK(ar.require(!h.graph.empty(), at, "host-empty",
+                           [] { return std::string("the host section has no graph text"); }));
+    const auto bad = std::find_if(h.graph.begin(), h.graph.end(), [](char c) {
+        const auto b = static_cast<std::uint8_t>(c);
+        return (b < 0x20 && b != '\n') || b == 0x7F;
+    });
+    const auto i = static_cast<std::size_t>(bad - h.graph.begin());
+    return ar.require(bad == h.graph.end(), at + i, "host-text-chars", [&] {
+        return "graph text byte " + dec(i) + " is the control character " + hex(static_cast<std::uint8_t>(*bad), 2) +
+               "; the text holds printable characters and line feeds only";
+    });
+}
+
+/// The content of a known section (kinds 1..6).
 template <class Ar, class P>
 Status transfer_section(Ar& ar, P& p, format::Kind kind) {
     switch (kind) {
@@ -1008,6 +1052,8 @@ Status transfer_section(Ar& ar, P& p, format::Kind kind) {
             return transfer_io_section(ar, p);
         case format::Kind::debug:
             return transfer_debug(ar, p);
+        case format::Kind::host:
+            return transfer_host(ar, p);
     }
     return ok_status();
 }
@@ -1024,7 +1070,8 @@ inline std::string toolchain_problem(const std::string& v) {
 inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string_view name, bool validate) {
     using namespace format;
     const std::string input(name);
-    const std::size_t count = known_kinds + p.extra.size();
+    const std::size_t fixed = required_kinds + (p.host ? 1 : 0);
+    const std::size_t count = fixed + p.extra.size();
     const Archive top(input, "header", validate);
     JANUS_CHECK(top.require(count <= max_sections, header_field("section count"), "section-count",
                             [&] { return dec(count) + " sections; a package has at most " + dec(max_sections); }));
@@ -1032,10 +1079,10 @@ inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string
     JANUS_CHECK(top.require(problem.empty(), header_field("toolchain version"), "toolchain-version",
                             [&] { return "the toolchain version " + problem; }));
     for (std::size_t i = 0, prev = known_kinds; i < p.extra.size(); prev = p.extra[i++].kind) {
-        const std::size_t at = header_size + (known_kinds + i) * entry_size + entry_field("kind");
+        const std::size_t at = header_size + (fixed + i) * entry_size + entry_field("kind");
         JANUS_CHECK(Archive(input, "section table", validate).require(p.extra[i].kind > prev, at, "section-order", [&] {
             return "extra section " + dec(i) + " has kind " + dec(p.extra[i].kind) +
-                   "; extra kinds follow the known ones (1..5) in increasing order";
+                   "; extra kinds follow the known ones (1..6) in increasing order";
         }));
     }
     std::vector<std::uint8_t> out(header_size + count * entry_size, 0);
@@ -1050,7 +1097,8 @@ inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string
         return ok_status();
     };
     for (std::uint32_t k = 1; k <= known_kinds; ++k)
-        JANUS_CHECK(place(k, 0, [&](Sink& s) { return transfer_section(s, p, static_cast<Kind>(k)); }));
+        if (k <= required_kinds || p.host)
+            JANUS_CHECK(place(k, 0, [&](Sink& s) { return transfer_section(s, p, static_cast<Kind>(k)); }));
     for (const ExtraSection& x : p.extra)
         JANUS_CHECK(place(x.kind, flag_optional, [&](Sink& s) { return s.tail(x.bytes, "bytes"); }));
     Sink table(out, header_size, input, "section table", validate);
@@ -1198,7 +1246,11 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
         if (e.kind == 0) return ts.fail(at("kind"), "section-kind", who + ": section kind 0 is reserved");
         if (known && optional)
             return ts.fail(at("flags"), "section-flags",
-                           who + ": the " + name + " section is required; it cannot be marked optional");
+                           who + ": the " + name +
+                               (e.kind <= required_kinds
+                                    ? " section is required; it cannot be marked optional"
+                                    : " section holds part of the model; it cannot be marked optional (a reader "
+                                      "that does not know it must refuse the package)"));
         if (!known && !optional)
             return ts.fail(at("kind"), "section-unknown",
                            who + ": section kind " + dec(e.kind) +
@@ -1248,7 +1300,7 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
         prev_kind = e.kind;
         prev_name = name + " section";
     }
-    for (std::uint32_t k = 1; k <= known_kinds; ++k)
+    for (std::uint32_t k = 1; k <= required_kinds; ++k)
         if (std::none_of(entries.begin(), entries.end(), [&](const Entry& e) { return e.kind == k; }))
             return table.fail(header_at("section count"), "section-missing",
                               "the package has no " + section_name(k) +
@@ -1362,6 +1414,10 @@ inline Result<std::string> inspect(std::span<const std::uint8_t> file, std::stri
     t += "debug map (" + dec(p.debug.size()) + "):\n";
     for (const DebugEntry& e : p.debug)
         t += "  [" + dec(e.first) + ", " + dec(e.last) + ") " + e.op_type + " '" + e.node + "'\n";
+    if (p.host)
+        t += "host section: " + dec(p.host->graph.size()) + " bytes of graph text, " +
+             dec(static_cast<std::size_t>(std::count(p.host->graph.begin(), p.host->graph.end(), '\n'))) +
+             " lines; the first " + dec(p.host->prologue) + " nodes run before the program, the rest after it\n";
     t += "extra sections (" + dec(p.extra.size()) + "):\n";
     for (const ExtraSection& x : p.extra) t += "  kind " + dec(x.kind) + ": " + dec(x.bytes.size()) + " bytes\n";
     return t;
