@@ -109,13 +109,21 @@ void check(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_t zp_a, bo
     CAPTURE(per_column);
     CAPTURE(opt.max_m_tile);
     CAPTURE(opt.max_n_tile);
+    CAPTURE(opt.clamp.lo);
+    CAPTURE(opt.clamp.hi);
     const Problem p = make_problem(M, K, N, zp_a, per_column, seed);
-    const auto want = host(p);
+    auto want = host(p);  // then a fused activation clamp (MatmulOptions::clamp) of its codes
+    for (auto& v : want) v = static_cast<std::int8_t>(std::clamp<int>(v, opt.clamp.lo, opt.clamp.hi));
     const auto got = npu(p, opt);
     CHECK(got == want);
-    int saturated = 0;
-    for (auto v : want) saturated += (v == -128 || v == 127);
+    int saturated = 0, low = 0, high = 0;
+    for (auto v : want) {
+        saturated += (v == -128 || v == 127);
+        low += v == opt.clamp.lo;
+        high += v == opt.clamp.hi;
+    }
     CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);  // the data is not all clamped
+    if (!(opt.clamp == Clamp{})) CHECK((low > 0 && high > 0));  // the clamp cut both ends
 }
 
 }  // namespace
@@ -128,9 +136,14 @@ TEST_CASE("MatMul on the MAC array: odd shapes, per-tensor and per-column scales
     check(5, 40, 33, -7, true, 5);
 }
 
+TEST_CASE("a fused activation clamp in the requantization equals the MatMul followed by the clamp of its codes") {
+    check(37, 50, 70, 11, true, 21, MatmulOptions{16, 5, {3, 90}});
+    check(20, 40, 33, -7, false, 22, MatmulOptions{0, 0, {-20, -2}});
+}
+
 TEST_CASE("MatMul tiling: forced M and N tiles (partial last tiles, B double buffered) and the real budgets") {
-    check(37, 50, 70, 11, true, 6, MatmulOptions{16, 5});
-    check(64, 64, 48, -3, false, 7, MatmulOptions{16, 0});
+    check(37, 50, 70, 11, true, 6, MatmulOptions{16, 5, {}});
+    check(64, 64, 48, -3, false, 7, MatmulOptions{16, 0, {}});
     check(200, 300, 130, 0, true, 8);  // ACC limits the M tile
     check(3, 2000, 200, 9, true, 9);   // Kp x N of B exceeds LMEM: several N tiles
 }

@@ -75,7 +75,9 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     if (t.with_bias) ins.push_back(Tensor::from<std::int32_t>(Shape{Co}, bias));
     const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), at, out);
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
-    const auto want = host->to_vector<std::int8_t>();
+    // a fused activation clamp (ConvOptions::clamp): the Conv's codes, then the clamp
+    auto want = host->to_vector<std::int8_t>();
+    for (auto& v : want) v = static_cast<std::int8_t>(std::clamp<int>(v, t.opt.clamp.lo, t.opt.clamp.hi));
 
     const auto plan = ops::plan_conv_quant(ops::type_of(tx), ops::type_of(tw), out, Co, false, "test");
     REQUIRE(plan.ok());
@@ -90,9 +92,14 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     const auto r = et::run_clean(b, m);
     const auto got = et::from_nhwc(m.dram[3], Co, Ho * Wo, Cop);
     CHECK(got == want);
-    int saturated = 0;
-    for (auto v : want) saturated += (v == -128 || v == 127);
+    int saturated = 0, low = 0, high = 0;
+    for (auto v : want) {
+        saturated += (v == -128 || v == 127);
+        low += v == t.opt.clamp.lo;
+        high += v == t.opt.clamp.hi;
+    }
     CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);  // the comparison is not between saturated outputs
+    if (!(t.opt.clamp == Clamp{})) CHECK((low > 0 && high > 0));  // the clamp cut both ends
     return r;
 }
 
@@ -126,9 +133,14 @@ TEST_CASE("grouped conv: block-diagonal B keeps each group's weights and multipl
     check({16, 5, 5, 16, window(3, 3, 2, {1, 1, 1, 1}, 16), -1, true}, 23);  // depthwise through the MAC array
 }
 
+TEST_CASE("a fused activation clamp in the requantization equals the Conv followed by the clamp of its codes") {
+    check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1, {-6, 100}}}, 41);  // Relu-like
+    check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{0, 0, {-40, 20}}}, 42);
+}
+
 TEST_CASE("conv tiling: forced small tiles and B double buffering") {
-    check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1}}, 31);  // 7 x 3 steps
-    check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{16, 2}}, 32);
+    check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1, {}}}, 31);  // 7 x 3 steps
+    check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{16, 2, {}}}, 32);
     std::vector<std::string> log;
     check({64, 14, 14, 64, window(3, 3, 1, {1, 1, 1, 1}), -7, true}, 33, &log);
     REQUIRE(!log.empty());

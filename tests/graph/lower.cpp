@@ -308,6 +308,88 @@ TEST_CASE("host work before and after the program goes into the host section, an
     }
 }
 
+TEST_CASE("a Relu / Clip that is exactly a clamp of its producer's codes is computed by its requantization (B10)") {
+    // Conv -> Relu, depthwise Conv -> Clip, Gemm -> Relu: each activation keeps its producer's quantization, so on
+    // int8 codes it is a clamp to [lo, hi] and vec.rq applies it; the IR keeps both nodes (the quantization
+    // boundary between them stays). %c2 has a second reader (a graph output): its Relu stays a kernel.
+    const auto w = hex_codes(16 * 8 * 9, [](int i) { return (i * 53 + 7) % 61 - 30; });
+    const auto dw = hex_codes(16 * 9, [](int i) { return (i * 29 + 3) % 41 - 20; });
+    const auto fw = hex_codes(10 * 576, [](int i) { return (i * 17 + 5) % 51 - 25; });
+    auto g = graph::parse(
+        "graph fuse {\n  input %x: int8[1,8,6,6] q(int8 s=0.05 zp=-3)\n"
+        "  const %w: int8[16,8,3,3] q(int8 s=0.01 zp=0) = " +
+            w +
+            "\n"
+            "  const %dw: int8[16,1,3,3] q(int8 s=0.02 zp=0) = " +
+            dw +
+            "\n"
+            "  const %fw: int8[10,576] q(int8 s=0.01 zp=0) = " +
+            fw +
+            "\n"
+            "  %c: int8[1,16,6,6] q(int8 s=0.08 zp=-6) = Conv(%x, %w) {pads=[1,1,1,1]}\n"
+            "  %r: int8[1,16,6,6] q(int8 s=0.08 zp=-6) = Relu(%c)\n"
+            "  %d: int8[1,16,6,6] q(int8 s=0.06 zp=10) = Conv(%r, %dw) {group=16, pads=[1,1,1,1]}\n"
+            "  %k: int8[1,16,6,6] q(int8 s=0.06 zp=10) = Clip(%d) {max=3f, min=-2f}\n"
+            "  %f: int8[1,576] q(int8 s=0.06 zp=10) = Flatten(%k) {axis=1}\n"
+            "  %y: int8[1,10] q(int8 s=0.2 zp=0) = Gemm(%f, %fw) {transB=1}\n"
+            "  %yr: int8[1,10] q(int8 s=0.2 zp=0) = Relu(%y)\n"
+            "  %c2: int8[1,16,6,6] q(int8 s=0.08 zp=-6) = Conv(%x, %w) {pads=[1,1,1,1]}\n"
+            "  %c2r: int8[1,16,6,6] q(int8 s=0.08 zp=-6) = Relu(%c2)\n"
+            "  output %yr\n  output %c2r\n  output %c2\n}\n",
+        "fuse.ir");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    for (const bool keep : {false, true}) {
+        CAPTURE(keep);
+        const auto l = lower(*g, keep);
+        std::string fused, kept;
+        for (const auto& ln : l.npu) {
+            if (ln.fused)
+                fused += g->nodes[ln.node].outputs.empty() ? "" : g->value(g->nodes[ln.node].outputs[0]).name + " ";
+            if (g->nodes[ln.node].op == "Relu" || g->nodes[ln.node].op == "Clip")
+                kept +=
+                    g->value(g->nodes[ln.node].outputs[0]).name + (ln.code_end > ln.code_begin ? ":code " : ":none ");
+        }
+        CHECK(fused == "c d y ");
+        CHECK(kept == "r:none k:none yr:none c2r:code ");
+        std::string log;
+        for (const auto& line : l.log) log += line + "\n";
+        CHECK(log.find("fuse   node 3 (Clip) into node 2 (Conv)'s requantization: codes clamped to [-23, 60]") !=
+              std::string::npos);
+        CHECK(log.find("fuse   node 1 (Relu) into node 0 (Conv)'s requantization: codes clamped to [-6, 127]") !=
+              std::string::npos);
+        for (unsigned seed : {1u, 2u, 3u}) {
+            const auto in = graph::seeded_inputs(*g, seed);
+            const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+            REQUIRE(ref.ok());
+            const auto out = run_npu(*g, l, in);
+            REQUIRE(out.outputs.size() == 3);
+            for (std::size_t i = 0; i < 3; ++i) CHECK(bytes_of(out.outputs[i]) == bytes_of((*ref)[i]));
+            // the clamps cut: some codes of each activation are at its bounds
+            const auto yr = (*ref)[0].to_vector<std::int8_t>();
+            CHECK(std::count(yr.begin(), yr.end(), std::int8_t{0}) > 0);
+        }
+        if (keep) {  // verify: every materialized value equal, the three producers listed as fused
+            const auto v = graph::verify_engines(*g, l, graph::seeded_inputs(*g, 4), janus_tools::kernel_by_name,
+                                                 janus_test::simulate);
+            REQUIRE_MESSAGE(v.ok(), (v.ok() ? std::string() : v.error().message()));
+            CHECK(v->first_divergence() == v->values.size());
+            std::size_t unmaterialized = 0;
+            for (const auto& d : v->values) unmaterialized += !d.materialized;
+            CHECK(unmaterialized == 3);
+            CHECK(v->values.size() == g->nodes.size());
+        } else {  // and as a package
+            const auto pkg = graph::compile_package(*g, l);
+            REQUIRE_MESSAGE(pkg.ok(), (pkg.ok() ? std::string() : pkg.error().message()));
+            for (const auto& buf : pkg->buffers) CHECK(buf.name != "c");  // not materialized: no buffer
+            const auto in = graph::seeded_inputs(*g, 5);
+            const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+            const auto out = graph::run_package(*pkg, in, janus_tools::kernel_by_name, janus_test::simulate);
+            REQUIRE_MESSAGE(out.ok(), (out.ok() ? std::string() : out.error().message()));
+            for (std::size_t i = 0; i < 3; ++i) CHECK(bytes_of((*out)[i]) == bytes_of((*ref)[i]));
+        }
+    }
+}
+
 TEST_CASE("a host section that does not fit its program is refused, with the rule") {
     const graph::Graph g = fixture("qdq_float_tail");
     const auto pkg = graph::compile_package(g, lower(g, false));

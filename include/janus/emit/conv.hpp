@@ -56,6 +56,7 @@ namespace janus::emit {
 struct ConvOptions {
     std::int64_t max_n_tile = 0;  ///< 0: as wide as LMEM allows
     std::int64_t max_rows = 0;    ///< output rows per M tile; 0: as many as LMEM, ACC and mac.cfg allow
+    Clamp clamp;                  ///< a fused activation clamp in the requantization (default: none)
 };
 
 /// weights: ONNX order [Co, C / groups, kh, kw]; bias: empty or Co int32 values (accumulator units).
@@ -175,7 +176,7 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         b_at.push_back(b.constant(tile));
     }
     std::vector<std::uint8_t> tables;
-    t_at = append_tile_tables<R>(tables, plan.zp_y, Co, nt, bias, plan.multipliers);
+    t_at = append_tile_tables<R>(tables, plan.zp_y, Co, nt, bias, plan.multipliers, opt.clamp);
     JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "conv rq tables"));
 
     // ---- buffers, registers, events

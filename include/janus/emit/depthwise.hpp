@@ -51,7 +51,7 @@ struct ConvWindow {
 template <numeric::RoundingMode R = numeric::default_rounding>
 Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
                        std::span<const std::int8_t> weights, const ConvWindow& k, std::span<const std::int32_t> bias,
-                       const DramImage& y) {
+                       const DramImage& y, Clamp clamp = {}) {
     const std::string what = b.name() + ": depthwise";
     const std::int64_t kh = k.kh, kw = k.kw, sh = k.sh, sw = k.sw, dh = k.dh, dw = k.dw;
     const std::int64_t C = x.c, Cp = x.cpitch, pt = k.pads[0], pl = k.pads[1], pb = k.pads[2], pr = k.pads[3];
@@ -97,7 +97,7 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
                     static_cast<std::uint8_t>(weights[static_cast<std::size_t>(c * taps + t)]);
     std::vector<std::uint8_t> table;
     append_rq_table<R>(
-        table, plan.zp_y, -128, 127, Cp,
+        table, plan.zp_y, clamp.lo, clamp.hi, Cp,
         [&](std::int64_t c) { return c < C && !bias.empty() ? bias[static_cast<std::size_t>(c)] : 0; },
         [&](std::int64_t c) { return plan.multipliers[static_cast<std::size_t>(c < C ? c : 0)]; });
     JANUS_TRY(Buffer wbuf, load_constant(b, Mem::lmem, wrep, "depthwise weights"));

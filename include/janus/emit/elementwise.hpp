@@ -70,6 +70,14 @@ void append_rq_table(std::vector<std::uint8_t>& out, std::int32_t zp, std::int32
     }
 }
 
+/// An activation clamp fused into a requantization (vec.rq's header lo, hi): output codes outside [lo, hi] become
+/// lo or hi, after the zero point is added. The default is no clamp beyond int8's range. graph/lower.hpp sets it
+/// when a Relu / Clip after a Conv / MatMul / Gemm is exactly this clamp on its codes (seed B10).
+struct Clamp {
+    std::int32_t lo = -128, hi = 127;
+    friend bool operator==(const Clamp&, const Clamp&) = default;
+};
+
 /// The rq tables of N tiles of `nt` output channels (matmul columns, conv output channels), appended to `out`, and
 /// their offsets in it: channel c of tile j is j nt + c, its bias bias[c] (0 when `bias` is empty) and multiplier
 /// mult[c] (mult[0] when there is one); channels past `channels` are padding, computed and never stored: bias 0
@@ -77,12 +85,12 @@ void append_rq_table(std::vector<std::uint8_t>& out, std::int32_t zp, std::int32
 template <numeric::RoundingMode R>
 std::vector<std::uint32_t> append_tile_tables(std::vector<std::uint8_t>& out, std::int32_t zp_y, std::int64_t channels,
                                               std::int64_t nt, std::span<const std::int32_t> bias,
-                                              std::span<const numeric::QuantizedMultiplier> mult) {
+                                              std::span<const numeric::QuantizedMultiplier> mult, Clamp clamp = {}) {
     std::vector<std::uint32_t> at;
     for (std::int64_t j = 0; j * nt < channels; ++j) {
         at.push_back(static_cast<std::uint32_t>(out.size()));
         append_rq_table<R>(
-            out, zp_y, -128, 127, nt,
+            out, zp_y, clamp.lo, clamp.hi, nt,
             [&](std::int64_t n) {
                 return !bias.empty() && j * nt + n < channels ? bias[static_cast<std::size_t>(j * nt + n)] : 0;
             },

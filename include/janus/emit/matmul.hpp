@@ -48,6 +48,7 @@ struct DramMatrix {
 struct MatmulOptions {
     std::int64_t max_n_tile = 0;  ///< 0: as wide as LMEM allows
     std::int64_t max_m_tile = 0;  ///< 0: as tall as LMEM and ACC allow
+    Clamp clamp;                  ///< a fused activation clamp in the requantization (default: none)
 };
 
 template <numeric::RoundingMode R = numeric::default_rounding>
@@ -129,7 +130,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         b_at.push_back(b.constant(tile));
     }
     std::vector<std::uint8_t> tables;
-    t_at = append_tile_tables<R>(tables, plan.zp_y, N, nt, bias, plan.multipliers);
+    t_at = append_tile_tables<R>(tables, plan.zp_y, N, nt, bias, plan.multipliers, opt.clamp);
     JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "matmul rq tables"));
 
     // ---- buffers, registers, events
@@ -288,7 +289,7 @@ Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span
             const auto bias = static_cast<std::int32_t>(-zx * rowsum);  // |zx rowsum| <= 128 * 128 K
             const auto mult = plan.multipliers[plan.multipliers.size() == 1 ? 0 : static_cast<std::size_t>(m)];
             append_rq_table<R>(
-                tables, plan.zp_y, -128, 127, 16, [&](std::int64_t) { return bias; },
+                tables, plan.zp_y, opt.clamp.lo, opt.clamp.hi, 16, [&](std::int64_t) { return bias; },
                 [&](std::int64_t) { return mult; });
         }
         std::copy(tables.begin(), tables.end(), tile.begin() + mt * Kp);

@@ -249,7 +249,7 @@ inline Result<package::Package> compile_package(const Graph& g, const LoweredGra
     for (const LoweredNode& n : L.npu) {
         const ValueId o = g.nodes[n.node].outputs[0];
         const Placement& pl = *L.placement[static_cast<std::size_t>(o)];
-        if (pl.region == 1 && (pl.columns.empty() || pl.form == Placement::Form::image) &&
+        if (!n.fused && pl.region == 1 && (pl.columns.empty() || pl.form == Placement::Form::image) &&
             !(g.nodes[n.node].op == "Flatten" || g.nodes[n.node].op == "Reshape"))
             p.buffers.push_back({g.value(o).name, package::BufferKind::scratch, pl.offset,
                                  static_cast<std::uint64_t>(emit::round16(pl.bytes()))});

@@ -20,6 +20,9 @@
 //   - Kernel barrier (seed C2 across kernels): between two kernels every unit signals one event reserved for the
 //     whole program and SEQ waits for all four signals, so no event signal crosses a kernel boundary (see the
 //     comment at the barrier for the failure it prevents). Within a kernel, sync is the emitter's.
+//   - Activation fusion (seed B10): a Relu / Clip that is exactly a clamp of its Conv / MatMul / Gemm producer's
+//     codes, with nothing else reading the producer, is applied by the producer's requantization (emit::Clamp); the
+//     producer's value is then not materialized (LoweredNode::fused) and the activation emits no code.
 //   - Each NPU node's instructions are [code_begin, code_end) of the program (the debug map); the barrier
 //     instructions between them belong to no node.
 // The emitters check everything else (budgets, zero points, layouts) and their errors are returned with the node
@@ -100,6 +103,9 @@ struct LowerOptions {
 struct LoweredNode {
     std::size_t node = 0;
     std::size_t code_begin = 0, code_end = 0;
+    /// The node's value is not materialized: the Relu / Clip after it is computed by its requantization (seed B10),
+    /// and its bytes hold the activation's output. The activation's own entry has no code.
+    bool fused = false;
 };
 
 struct LoweredGraph {
@@ -296,6 +302,44 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
         }
     }
 
+    // ---- activation fusion (seed B10). A Relu / Clip whose one data input is the output of a Conv / MatMul / Gemm
+    // that nothing else reads (no other node, not the host, not a graph output), with the same int8 quantization,
+    // is computed by the producer's requantization when its table is exactly a clamp of the codes to [lo, hi]
+    // (vec.rq's lo, hi): sat8(clamp(rq + zp, lo, hi)) = clamp(sat8(rq + zp), lo, hi) for -128 <= lo <= hi <= 127,
+    // so the NPU gives the activation's bytes. The graph keeps both nodes and the quantization between them; the
+    // producer's unclamped value is not materialized (LoweredNode::fused) and the activation emits no code.
+    std::vector<std::optional<emit::Clamp>> clamp_of(g.nodes.size());  // producer -> the clamp it applies
+    std::vector<std::int64_t> fused_into(g.nodes.size(), -1);          // activation -> its producer
+    for (std::size_t k = *first; k <= *last; ++k) {
+        const Node& n = g.nodes[k];
+        if (!on_npu[k] || (n.op != "Conv" && n.op != "MatMul" && n.op != "Gemm")) continue;
+        const ValueId o = n.outputs[0];
+        const auto readers = g.consumers(o);
+        if (readers.size() != 1 || read_by_host[static_cast<std::size_t>(o)] || g.is_output(o)) continue;
+        const std::size_t j = readers[0];
+        const Node& act = g.nodes[j];
+        const auto& q = g.value(o).type.quant;
+        if (!on_npu[j] || (act.op != "Relu" && act.op != "Clip") || data_inputs(g, act) != std::vector<ValueId>{o} ||
+            g.value(act.outputs[0]).type.quant != q || !q)
+            continue;
+        const auto table = unary_table(act, *q, *q, gwhat + ": " + node_what(g, j));
+        if (!table.ok() || !*table || (*table)->in != DType::i8 || (*table)->out != DType::i8) continue;
+        const auto& v = (*table)->values;  // v[c + 128] for code c
+        const emit::Clamp c{v[0], v[255]};
+        bool exact = c.lo <= c.hi && c.lo >= -128 && c.hi <= 127;
+        for (int i = 0; i < 256 && exact; ++i)
+            exact = v[static_cast<std::size_t>(i)] == std::clamp(i - 128, c.lo, c.hi);
+        if (!exact) {
+            L.log.push_back("fuse   " + node_what(g, j) + ": kept as a kernel, its table is not a clamp of the codes");
+            continue;
+        }
+        clamp_of[k] = c;
+        fused_into[j] = static_cast<std::int64_t>(k);
+        L.log.push_back("fuse   " + node_what(g, j) + " into " + node_what(g, k) +
+                        "'s requantization: codes clamped to [" + std::to_string(c.lo) + ", " + std::to_string(c.hi) +
+                        "]");
+    }
+
     // ---- emit node by node
     Arena scratch;
     std::vector<std::int64_t> buffer_last(g.values.size(), -1);  ///< per root: the last NPU reader of any alias
@@ -313,6 +357,18 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
         }
         L.placement[static_cast<std::size_t>(o)] = p;
         L.log.push_back("value  " + g.value(o).name + ": " + p.str());
+        return p;
+    };
+    // A producer with a fused activation writes the activation's output: its value shares that buffer.
+    const auto place_result = [&](std::size_t k, const Placement& form) -> Placement {
+        if (!clamp_of[k]) return place_output(k, form);
+        std::size_t j = k;
+        for (std::size_t i = k + 1; i < g.nodes.size(); ++i)
+            if (fused_into[i] == static_cast<std::int64_t>(k)) j = i;
+        const Placement p = place_output(j, form);
+        const ValueId o = g.nodes[k].outputs[0];
+        L.placement[static_cast<std::size_t>(o)] = p;
+        root[static_cast<std::size_t>(o)] = g.nodes[j].outputs[0];
         return p;
     };
     const auto release_dead = [&](std::size_t k) {
@@ -355,9 +411,16 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
     };
 
     std::size_t log_seen = 0;
+    bool kernel_before = false;  // a kernel has emitted code since the last barrier (a view or a fused node has none)
     for (std::size_t k = *first; k <= *last; ++k) {
-        if (opt.kernel_barriers && !L.npu.empty() && L.npu.back().code_end > L.npu.back().code_begin)
-            JANUS_CHECK(kernel_barrier());
+        if (fused_into[k] >= 0) {  // computed by its producer's requantization, into its own placement
+            L.log.push_back("node   " + node_what(g, k) + ": fused (no code)");
+            L.npu.push_back({k, b.size(), b.size()});
+            release_dead(k);
+            continue;
+        }
+        if (opt.kernel_barriers && kernel_before) JANUS_CHECK(kernel_barrier());
+        kernel_before = false;
         const Node& n = g.nodes[k];
         const std::string what = gwhat + ": " + node_what(g, k);
         const ValueId o = n.outputs[0];
@@ -431,11 +494,12 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             }
             const auto w = const_data<std::int8_t>(wv);
             const Placement x = in_place(0);
-            const Placement y = place_output(k, form);
+            const Placement y = place_result(k, form);
             const bool depthwise = cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
             L.log.push_back("node   " + node_what(g, k) + ": " + (depthwise ? "lower_depthwise" : "lower_conv"));
-            st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image())
-                           : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image());
+            const emit::Clamp clamp = clamp_of[k].value_or(emit::Clamp{});
+            st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp)
+                           : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp});
         } else if (n.op == "MatMul" && n.inputs.size() == 2 && g.value(n.inputs[0]).kind == ValueKind::constant &&
                    ins.size() == 1 && ins[0] == n.inputs[1]) {
             // seed B12: the weight on the left, Y = W X, lowered as it stands (emit::lower_matmul_left: the rows carry
@@ -445,11 +509,11 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
                 return make_error(what, "", "lower-layout", "the activation on the right must be a matrix [K, N]");
             JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
             const Placement x = in_place(0);
-            const Placement y = place_output(k, form);
+            const Placement y = place_result(k, form);
             L.log.push_back("node   " + node_what(g, k) + ": lower_matmul_left M=" + std::to_string(wv.type.shape[0]) +
                             " K=" + std::to_string(wv.type.shape[1]));
             st = emit::lower_matmul_left(b, plan, const_data<std::int8_t>(wv), wv.type.shape[0], wv.type.shape[1],
-                                         x.matrix(), y.matrix());
+                                         x.matrix(), y.matrix(), {0, 0, clamp_of[k].value_or(emit::Clamp{})});
         } else if (n.op == "Gemm" || n.op == "MatMul") {
             if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
                 ins[0] != n.inputs[0])
@@ -497,10 +561,11 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
                 w = std::move(t);
                 K = kp;
             }
-            const Placement y = place_output(k, form);
+            const Placement y = place_result(k, form);
             L.log.push_back("node   " + node_what(g, k) + ": lower_matmul K=" + std::to_string(K) +
                             " N=" + std::to_string(N));
-            st = emit::lower_matmul(b, *plan, x.matrix(), w, K, N, y.matrix(), {}, bias);
+            st = emit::lower_matmul(b, *plan, x.matrix(), w, K, N, y.matrix(),
+                                    {0, 0, clamp_of[k].value_or(emit::Clamp{})}, bias);
         } else if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" ||
                    n.op == "GlobalMaxPool") {
             if (in_place(0).form != Placement::Form::image)
@@ -588,7 +653,8 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
         }
         JANUS_CHECK(fail(st));
         for (; log_seen < b.log().size(); ++log_seen) L.log.push_back("  emit " + b.log()[log_seen]);
-        L.npu.push_back({k, begin, b.size()});
+        L.npu.push_back({k, begin, b.size(), clamp_of[k].has_value()});
+        kernel_before = kernel_before || b.size() > begin;
         release_dead(k);
     }
     barrier_event.release();

@@ -36,7 +36,8 @@
 //                     the op's own kernel (seed B10: the clamp must be exactly representable in the output
 //                     quantization; a rounding boundary cannot slip through). Refused, with the reason, when the
 //                     producer has other consumers, the activation's input and output quantizations differ, or the
-//                     clamp changes a code.
+//                     clamp changes a code (then the lowering fuses it into the producer's requantization when it is
+//                     a clamp of the codes: graph/lower.hpp).
 //   remove-identity   a node whose output has exactly its input's type, quantization included, and whose op then
 //                     copies values (Requantize, Reshape, Flatten, Squeeze, Unsqueeze, Expand, an identity
 //                     Transpose, a reduction over extent-1 axes) is removed; with different quantizations it stays,

@@ -84,6 +84,7 @@ inline Result<NpuRun> run_npu(const Graph& g, const LoweredGraph& L, std::span<c
                               "the race detector found " + std::to_string(result.report.races.size()) +
                                   " unsynchronized accesses: the lowering's sync is wrong");
         for (const LoweredNode& ln : L.npu) {
+            if (ln.fused) continue;  // not materialized: its bytes are the fused activation's output
             const ValueId o = g.nodes[ln.node].outputs[0];
             const Placement& p = *L.placement[static_cast<std::size_t>(o)];
             if (!L.intermediates_kept &&
@@ -103,13 +104,14 @@ inline Result<NpuRun> run_npu(const Graph& g, const LoweredGraph& L, std::span<c
     return result;
 }
 
-/// One value compared across the engines.
+/// One value compared across the engines (or, when not materialized, listed without a comparison).
 struct ValueDiff {
     std::size_t node = 0;
     ValueId value = no_value;
     std::int64_t elements = 0, differing = 0;
     std::int64_t first = -1;     ///< the first differing element (row-major), -1: identical
     std::int64_t max_steps = 0;  ///< int8/uint8: the largest difference in codes
+    bool materialized = true;    ///< false: the NPU never holds this value (a producer fused with its activation)
 };
 
 struct Verification {
@@ -158,6 +160,13 @@ inline Result<Verification> verify_engines(const Graph& g, const LoweredGraph& l
                   ver.values.push_back(d);
               }));
     ver.report = std::move(npu.report);
+    for (const LoweredNode& ln : lowered.npu)
+        if (ln.fused) {
+            const ValueId o = g.nodes[ln.node].outputs[0];
+            ver.values.push_back({ln.node, o, element_count(g.value(o).type.shape), 0, -1, 0, false});
+        }
+    std::stable_sort(ver.values.begin(), ver.values.end(),
+                     [](const ValueDiff& a, const ValueDiff& b) { return a.node < b.node; });
     return ver;
 }
 
