@@ -141,6 +141,21 @@ def qdq_conv_relu(rng):
     return model(b.nodes, [f32("input", [1, 3, 8, 8])], [f32("output", [1, 8, 8, 8])], b.inits, "qdq_conv_relu")
 
 
+def qdq_conv_relu_shared(rng):
+    """QDQ int8: Conv quantized to [-2, 4], then a Relu quantized with the same parameters (an exporter that shares
+    one Q/DQ pair around the activation). On the codes the Relu is a clamp to [zp, 127], not the identity: the
+    fuse-activation pass keeps it, and the lowering computes it in the Conv's requantization (seed B10)."""
+    b = QDQ(rng)
+    x, s = b.qdq("input", -1.0, 1.0)
+    y, _ = b.conv(x, s, 3, 8, 3, act=None, out_range=(-2.0, 4.0))
+    r = b.uid("relu")
+    b.nodes.append(helper.make_node("Relu", [y], [r], name=b.uid("Relu")))
+    z, _ = b.qdq(r, -2.0, 4.0)
+    b.nodes.append(helper.make_node("Identity", [z], ["output"], name="out"))
+    return model(b.nodes, [f32("input", [1, 3, 8, 8])], [f32("output", [1, 8, 8, 8])], b.inits,
+                 "qdq_conv_relu_shared")
+
+
 def qdq_conv_bn(rng):
     """QDQ int8: Conv 3x3 with its own output quantization, then a BatchNormalization with float statistics (as an
     exporter leaves it when it does not fold), quantized again; float graph input and output (seeds A6, A8)."""
@@ -298,6 +313,7 @@ FIXTURE_MODELS = {
     "qdq_float_tail": qdq_float_tail,
     "mobilenet_v2_tiny": lambda rng: mobilenet_v2(rng, 32, 0.25, TINY_BLOCKS, 10),
     "qdq_conv_bn": qdq_conv_bn,
+    "qdq_conv_relu_shared": qdq_conv_relu_shared,
 }
 
 
@@ -596,7 +612,7 @@ def semantics_files(name, m, rng):
 
 
 SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny", "qdq_conv_bn",
-             "integer_ops")
+             "integer_ops", "qdq_conv_relu_shared")
 
 
 def main():

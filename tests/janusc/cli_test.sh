@@ -130,7 +130,7 @@ run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o 
 has "$T/err" "(after:lower needs the NPU engine) [usage]"
 
 # 8c. run --engine npu (the default): lowered, simulated, the same bytes as the reference engine, on every fixture
-for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny; do
+for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny qdq_conv_relu_shared; do
     args=()
     for f in "$FX/$m".in*.npy; do
         k="${f##*.in}"; k="${k%.npy}"
@@ -187,6 +187,10 @@ run 0 "$J" verify "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy"
 has "$T/out" "inputs from files"
 run 0 "$J" verify "$FX/qop_conv_matmul.onnx" --seed 7
 has "$T/out" "verify: all 5 values bit-identical on both engines"
+# a Relu quantized like its Conv: fused into the Conv's requantization (seed B10); the Conv's value is not compared
+run 0 "$J" verify "$FX/qdq_conv_relu_shared.onnx"
+has "$T/out" "conv_17 int8[1,8,8,8] (int8 s=0.0235294122 zp=-43): fused with the activation after it (not materialized on the NPU)"
+has "$T/out" "verify: all 3 values bit-identical on both engines (1 more fused, not materialized)"
 run 2 "$J" verify "$SRC/tests/onnx/bad_import/opset_11.onnx"
 has "$T/err" "[onnx-opset]"
 run 2 "$J" verify "$FX/qdq_conv_relu.onnx" --seed x
