@@ -98,7 +98,7 @@ TEST_CASE("every pass test: golden graph and log, bit-identical reference output
         golden(stem.string() + ".log", log_text);
         ++n;
     }
-    CHECK(n == 14);
+    CHECK(n == 15);
 }
 
 TEST_CASE("the default pipeline keeps every imported fixture's reference outputs bit for bit") {

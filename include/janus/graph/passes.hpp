@@ -30,7 +30,9 @@
 //                     axes that are left: with keepdims=0 that permutation is rebuilt over the kept axes, never
 //                     patched from the old inverse (seed A2), and disappears when it is the identity (NHWC -> NCHW
 //                     before a spatial mean). Kept for float reductions (another summation order), a Transpose
-//                     with other readers, and the identity reduction.
+//                     with other readers, and the identity reduction. First, a Transpose whose one reader is a
+//                     unary elementwise op moves below it (the op reads x, the Transpose its result), repeatedly,
+//                     when that chain of unary ops ends at a quantized reduction.
 //   fuse-activation   a quantized Relu or Clip right after a Conv / ConvTranspose / MatMul / Gemm is removed when
 //                     it is exactly the identity on its tensor's quantization: evaluated on all 256 int8 codes with
 //                     the op's own kernel (seed B10: the clamp must be exactly representable in the output
@@ -48,6 +50,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -528,6 +531,14 @@ namespace pass_detail {
 inline bool is_reduction(std::string_view op) {
     return op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin";
 }
+inline bool is_unary_elementwise(std::string_view op) {
+    bool r = false;
+    ops::for_each_op([&](auto t) {
+        using O = typename decltype(t)::type;
+        if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>) r = r || O::name.view() == op;
+    });
+    return r;
+}
 inline std::string ints_text(const Dims& d) {
     std::string s = "[";
     for (int i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
@@ -535,12 +546,82 @@ inline std::string ints_text(const Dims& d) {
 }
 }  // namespace pass_detail
 
+/// One step of sink-transpose through a unary elementwise op: Transpose(x, perm) -> U, with U the Transpose's only
+/// reader, becomes U(x) -> Transpose(perm), when the chain of unary ops from U reaches a quantized reduction (the
+/// Transpose then shrinks or disappears there). An elementwise op on permuted elements is the permutation of its
+/// results, bit for bit; a per-axis quantization moves with its axis. Returns whether it rewrote; `kept` collects
+/// the refusals (logged once by the pass).
+inline bool sink_through_unary(Graph& g, PassLog& log, std::set<std::string>& kept) {
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        const Node& tn = g.nodes[k];
+        if (tn.op != "Transpose" || tn.inputs.size() != 1 || tn.outputs.size() != 1) continue;
+        const ValueId t = tn.outputs[0];
+        const auto readers = g.consumers(t);
+        if (readers.size() != 1 || g.is_output(t) || !pass_detail::is_unary_elementwise(g.nodes[readers[0]].op))
+            continue;
+        const std::size_t j = readers[0];
+        const std::string what = "sink-transpose: " + pass_detail::describe(g, g.nodes[j]) + " after Transpose";
+        bool reaches = false;  // the chain of unary ops below U ends at a quantized reduction
+        for (ValueId v = g.nodes[j].outputs[0];;) {
+            const auto r = g.consumers(v);
+            if (r.size() != 1 || g.is_output(v)) break;
+            const Node& n = g.nodes[r[0]];
+            if (pass_detail::is_reduction(n.op)) {
+                reaches = g.value(v).type.quant.has_value() && g.value(n.outputs[0]).type.quant.has_value();
+                break;
+            }
+            if (!pass_detail::is_unary_elementwise(n.op)) break;
+            v = n.outputs[0];
+        }
+        if (!reaches) {
+            kept.insert(what + ": kept, no quantized reduction follows the elementwise chain");
+            continue;
+        }
+        ops::Transpose::Attrs ta;
+        if (!ops::parse_attrs(ops::Transpose::schema, tn.attrs, ta, what).ok()) continue;  // verify() refuses it
+        const ValueId x = tn.inputs[0];
+        const int rank = g.value(x).type.shape.size();
+        std::vector<std::int64_t> perm_v = ta.perm;
+        if (perm_v.empty())
+            for (int a = rank - 1; a >= 0; --a) perm_v.push_back(a);
+        const auto perm = make_permutation(std::span<const std::int64_t>(perm_v));
+        if (!perm.ok() || perm->size() != rank) continue;
+        Node u = g.nodes[j];
+        const ValueId y = u.outputs[0];
+        const ops::TensorType yt = g.value(y).type;
+        ops::TensorType mt{yt.dtype, g.value(x).type.shape,
+                           yt.quant ? std::optional(numeric::transposed(*yt.quant, inverse(*perm))) : std::nullopt};
+        const ValueId m = g.add_value(g.fresh_name(g.value(y).name + ".unpermuted"), std::move(mt), ValueKind::node);
+        u.inputs[0] = x;
+        u.outputs[0] = m;
+        Node moved{"Transpose", tn.attrs, {m}, {y}, tn.origin, tn.target};
+        log.push_back(what + ": moved below it, the " + u.op + " now reads " + g.value(x).name +
+                      " (a quantized reduction follows)");
+        std::vector<Node> nodes;
+        for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+            if (i == k) continue;
+            if (i == j) {
+                nodes.push_back(std::move(u));
+                nodes.push_back(std::move(moved));
+            } else {
+                nodes.push_back(std::move(g.nodes[i]));
+            }
+        }
+        g.nodes = std::move(nodes);
+        return true;
+    }
+    return false;
+}
+
 /// sink-transpose: Transpose(x, perm) -> Reduce(axes, keepdims) becomes Reduce(x, perm[axes], keepdims), followed
 /// by the Transpose of what is left: perm itself when keepdims = 1, and when keepdims = 0 the permutation REBUILT
 /// over the kept axes (layout/permutation.hpp permutation_after_removing, seed A2); none when that is the identity
 /// (NHWC -> NCHW followed by a spatial mean). Quantized reductions only: their int32 sums and max/min are exact
 /// in any order, while a float sum over reordered axes adds in another order and is not the same bits.
 inline Status sink_transpose(Graph& g, PassLog& log) {
+    std::set<std::string> kept;
+    while (sink_through_unary(g, log, kept)) {}
+    for (const std::string& line : kept) log.push_back(line);
     std::vector<bool> dead(g.nodes.size(), false);
     std::vector<std::optional<Node>> after(g.nodes.size());
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
