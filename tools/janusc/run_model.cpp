@@ -215,7 +215,8 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
 
 /// One line on the NPU run: program size, memory, cycles and how busy each unit was.
 std::string npu_summary(const graph::LoweredGraph& l, const janus::vnpu::sim::Report& r) {
-    std::string s = "npu: " + std::to_string(l.npu.size()) + " nodes lowered, " +
+    std::string s = "npu: " + std::to_string(l.npu.size()) + " nodes lowered (" +
+                    std::to_string(l.host_before.size() + l.host_after.size()) + " on the host), " +
                     std::to_string(l.program.code.size()) + " instructions, constants " +
                     std::to_string(l.program.weights.size()) + " B, scratch peak " + std::to_string(l.scratch_peak) +
                     " B; " + std::to_string(r.cycles) + " cycles, busy";
@@ -265,7 +266,7 @@ int cmd_run(const RunArgs& a) {
     auto in = read_inputs(input_specs(*g), a.inputs, a.model);
     if (!in) return fail(in.error());
     std::cout << "model " << a.model << ": " << g->nodes.size() << " nodes (" << host_nodes(*g)
-              << " float ops on the host), engine " << a.engine << "\n";
+              << " float ops marked @host), engine " << a.engine << "\n";
     phase("inputs");
     std::vector<janus::Tensor> out;
     if (a.engine == "ref") {
