@@ -160,7 +160,7 @@ int run_matmul(const std::uint8_t* data, std::size_t size) {
     const auto plan = ops::MatMul::plan(types, out);
     check(plan.ok(), "plan");
     emit::Builder b("fuzz");
-    const emit::MatmulOptions opt{16 * (at(8) % 8), at(7) % 16, {}};
+    const emit::MatmulOptions opt{16 * (at(8) % 8), at(7) % 16, {}, {}};
     lowered(b,
             [&](emit::Builder& bb) {
                 return emit::lower_matmul(bb, *plan, {2, 0, M, K, Kp}, w, K, N, {3, 0, M, N, Np}, opt);

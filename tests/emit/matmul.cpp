@@ -114,6 +114,8 @@ void check(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_t zp_a, bo
     const Problem p = make_problem(M, K, N, zp_a, per_column, seed);
     auto want = host(p);  // then a fused activation clamp (MatmulOptions::clamp) of its codes
     for (auto& v : want) v = static_cast<std::int8_t>(std::clamp<int>(v, opt.clamp.lo, opt.clamp.hi));
+    if (opt.lut)  // then a fused epilogue table (MatmulOptions::lut): T[c + 128]
+        for (auto& v : want) v = static_cast<std::int8_t>(opt.lut->values[static_cast<std::size_t>(v + 128)]);
     const auto got = npu(p, opt);
     CHECK(got == want);
     int saturated = 0, low = 0, high = 0;
@@ -122,7 +124,7 @@ void check(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_t zp_a, bo
         low += v == opt.clamp.lo;
         high += v == opt.clamp.hi;
     }
-    CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);  // the data is not all clamped
+    CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);   // the data is not all clamped
     if (!(opt.clamp == Clamp{})) CHECK((low > 0 && high > 0));  // the clamp cut both ends
 }
 
@@ -137,13 +139,20 @@ TEST_CASE("MatMul on the MAC array: odd shapes, per-tensor and per-column scales
 }
 
 TEST_CASE("a fused activation clamp in the requantization equals the MatMul followed by the clamp of its codes") {
-    check(37, 50, 70, 11, true, 21, MatmulOptions{16, 5, {3, 90}});
-    check(20, 40, 33, -7, false, 22, MatmulOptions{0, 0, {-20, -2}});
+    check(37, 50, 70, 11, true, 21, MatmulOptions{16, 5, {3, 90}, {}});
+    check(20, 40, 33, -7, false, 22, MatmulOptions{0, 0, {-20, -2}, {}});
+}
+
+TEST_CASE("a fused epilogue table: lut.apply on each output tile equals the MatMul followed by the table") {
+    expr::Table256 t;  // a scramble of the codes: any mistake in which code meets which entry shows
+    for (std::size_t i = 0; i < 256; ++i) t.values[i] = static_cast<std::int32_t>((i * 77 + 13) % 256) - 128;
+    check(37, 50, 70, 11, true, 23, MatmulOptions{16, 5, {}, t});         // partial M and N tiles
+    check(20, 40, 33, -7, false, 24, MatmulOptions{0, 0, {}, t});
 }
 
 TEST_CASE("MatMul tiling: forced M and N tiles (partial last tiles, B double buffered) and the real budgets") {
-    check(37, 50, 70, 11, true, 6, MatmulOptions{16, 5, {}});
-    check(64, 64, 48, -3, false, 7, MatmulOptions{16, 0, {}});
+    check(37, 50, 70, 11, true, 6, MatmulOptions{16, 5, {}, {}});
+    check(64, 64, 48, -3, false, 7, MatmulOptions{16, 0, {}, {}});
     check(200, 300, 130, 0, true, 8);  // ACC limits the M tile
     check(3, 2000, 200, 9, true, 9);   // Kp x N of B exceeds LMEM: several N tiles
 }

@@ -90,8 +90,8 @@ TEST_CASE("MatMul with the weight on the left (seed B12): X's zero point as a pe
 }
 
 TEST_CASE("weight on the left: forced M and N tiles, W double buffered") {
-    check(37, 50, 90, -100, true, 11, MatmulOptions{16, 8, {}});  // 5 M tiles x 6 N tiles
-    check(20, 33, 16, 3, true, 12, MatmulOptions{16, 1, {}});     // one row per M tile
+    check(37, 50, 90, -100, true, 11, MatmulOptions{16, 8, {}, {}});  // 5 M tiles x 6 N tiles
+    check(20, 33, 16, 3, true, 12, MatmulOptions{16, 1, {}, {}});     // one row per M tile
 }
 
 TEST_CASE("weight on the left: refusals") {

@@ -388,7 +388,7 @@ TEST_CASE("golden matmul_20x40x24: MatMul with K and N padded, two N tiles of 16
                        ", B: per-column scales 0.01 + 0.0005 n, zp 0, Y: " + quant(sy, zy) + "\n" +
                        "  DRAM: A at input+0 (pitch 48), Y at output+0 (pitch 32); B = raw mt19937(7) bytes",
                    [&](Builder& b) {
-                       return lower_matmul(b, *plan, A, w, K, N, Y, MatmulOptions{16, 0, {}});
+                       return lower_matmul(b, *plan, A, w, K, N, Y, MatmulOptions{16, 0, {}, {}});
                    }};
     check_golden(k);
 

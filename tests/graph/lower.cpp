@@ -356,10 +356,13 @@ TEST_CASE("a Relu / Clip that is exactly a clamp of its producer's codes is comp
         CHECK(kept == "r:none k:none yr:none c2r:code ");
         std::string log;
         for (const auto& line : l.log) log += line + "\n";
-        CHECK(log.find("fuse   node 3 (Clip) into node 2 (Conv)'s requantization: codes clamped to [-23, 60]") !=
-              std::string::npos);
-        CHECK(log.find("fuse   node 1 (Relu) into node 0 (Conv)'s requantization: codes clamped to [-6, 127]") !=
-              std::string::npos);
+        CHECK(log.find("fuse   node 3 (Clip) after node 2 (Conv): fused into its requantization, codes clamped to "
+                       "[-23, 60]") != std::string::npos);
+        CHECK(log.find("fuse   node 1 (Relu) after node 0 (Conv): fused into its requantization, codes clamped to "
+                       "[-6, 127]") != std::string::npos);
+        CHECK_MESSAGE(log.find("fuse   node 8 (Relu) after node 7 (Conv): kept as a kernel, the host reads c2 (a "
+                               "dependency boundary)") != std::string::npos,
+                      log);
         for (unsigned seed : {1u, 2u, 3u}) {
             const auto in = graph::seeded_inputs(*g, seed);
             const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
@@ -389,6 +392,62 @@ TEST_CASE("a Relu / Clip that is exactly a clamp of its producer's codes is comp
             const auto out = graph::run_package(*pkg, in, janus_tools::kernel_by_name, janus_test::simulate);
             REQUIRE_MESSAGE(out.ok(), (out.ok() ? std::string() : out.error().message()));
             for (std::size_t i = 0; i < 3; ++i) CHECK(bytes_of((*out)[i]) == bytes_of((*ref)[i]));
+        }
+    }
+}
+
+TEST_CASE("MatMul / Gemm + Sigmoid: the table is applied to each output tile before the store (B11)") {
+    // %s: Sigmoid after a Gemm (another output quantization: a LUT, not a clamp) -> fused as lut.apply. %p: a
+    // Requantize-like Relu after a MatMul with the weight on the left -> kept (no LUT epilogue there). %h: a Sigmoid
+    // after a MatMul whose product has a second reader -> kept, and the log says why (seed B11).
+    const auto fw = hex_codes(40 * 24, [](int i) { return (i * 17 + 5) % 51 - 25; });
+    const auto lw = hex_codes(8 * 20, [](int i) { return (i * 13 + 1) % 41 - 20; });
+    auto g = graph::parse(
+        "graph b11 {\n  input %x: int8[20,40] q(int8 s=0.05 zp=3)\n"
+        "  const %fw: int8[24,40] q(int8 s=0.01 zp=0) = " +
+            fw + "\n  const %lw: int8[8,20] q(int8 s=0.02 zp=0) = " + lw +
+            "\n"
+            "  %y: int8[20,24] q(int8 s=0.04 zp=-2) = Gemm(%x, %fw) {transB=1}\n"
+            "  %s: int8[20,24] q(int8 s=0.00390625 zp=-128) = Sigmoid(%y)\n"
+            "  %m: int8[20,24] q(int8 s=0.04 zp=-2) = Gemm(%x, %fw) {transB=1}\n"
+            "  %h: int8[20,24] q(int8 s=0.00390625 zp=-128) = Sigmoid(%m)\n"
+            "  %a: int8[20,24] q(int8 s=0.04 zp=-2) = Add(%m, %h)\n"
+            "  %l: int8[8,24] q(int8 s=0.05 zp=0) = MatMul(%lw, %s)\n"
+            "  %p: int8[8,24] q(int8 s=0.1 zp=-128) = Relu(%l)\n"
+            "  output %p\n  output %a\n}\n",
+        "b11.ir");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    for (const bool keep : {false, true}) {
+        CAPTURE(keep);
+        const auto l = lower(*g, keep);
+        std::string log;
+        for (const auto& line : l.log) log += line + "\n";
+        CHECK_MESSAGE(log.find("fuse   node 1 (Sigmoid) after node 0 (Gemm): fused as a lut.apply on each output tile "
+                               "before the store") != std::string::npos,
+                      log);
+        CHECK_MESSAGE(log.find("fuse   node 3 (Sigmoid) after node 2 (Gemm): kept as a kernel, m has 2 readers (the "
+                               "unfused value is needed)") != std::string::npos,
+                      log);
+        CHECK_MESSAGE(
+            log.find("fuse   node 6 (Relu) after node 5 (MatMul): kept as a kernel, its table is not a clamp "
+                     "of the codes and MatMul with the weight on the left has no LUT epilogue") != std::string::npos,
+            log);
+        std::size_t fused = 0;
+        for (const auto& ln : l.npu) fused += ln.fused;
+        CHECK(fused == 1);
+        for (unsigned seed : {1u, 2u, 3u}) {
+            const auto in = graph::seeded_inputs(*g, seed);
+            const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+            REQUIRE(ref.ok());
+            const auto out = run_npu(*g, l, in);
+            REQUIRE(out.outputs.size() == 2);
+            for (std::size_t i = 0; i < 2; ++i) CHECK(bytes_of(out.outputs[i]) == bytes_of((*ref)[i]));
+        }
+        if (keep) {
+            const auto v = graph::verify_engines(*g, l, graph::seeded_inputs(*g, 4), janus_tools::kernel_by_name,
+                                                 janus_test::simulate);
+            REQUIRE_MESSAGE(v.ok(), (v.ok() ? std::string() : v.error().message()));
+            CHECK(v->first_divergence() == v->values.size());
         }
     }
 }

@@ -16,7 +16,8 @@
 //         DMA  [B tile j+1 when the next step starts a new N tile] then A tile i+1  (signals LA[(i+1) % 2])
 //         MAC  mac.cfg; mac.mm ACC[s] = (A_i - zp_a) B_j            waits LA[s], signals M[s]
 //         VEC  vec.rq out[s] = rq(ACC[s])                             waits M[s], signals V[s]
-//         DMA  store out[s] as mt rows of N-tile width into Y       waits V[s]
+//         [LUT lut.apply out[s] = T[out[s]] (MatmulOptions::lut)    waits V[s], signals L[s]]
+//         DMA  store out[s] as mt rows of N-tile width into Y       waits V[s] (or L[s])
 //     A buffer set, ACC set or output set is reused two steps later; the reuse is ordered through the DMA queue
 //     (the store of step i precedes the A load of step i+2 there, and every later user waits on that load), so
 //     each step spends exactly three signals, each waited for once.
@@ -29,6 +30,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,6 +51,9 @@ struct MatmulOptions {
     std::int64_t max_n_tile = 0;  ///< 0: as wide as LMEM allows
     std::int64_t max_m_tile = 0;  ///< 0: as tall as LMEM and ACC allow
     Clamp clamp;                  ///< a fused activation clamp in the requantization (default: none)
+    /// A fused elementwise op after the requantization (seed B11: MatMul + Sigmoid): its int8 -> int8 table is
+    /// applied by lut.apply to each output tile in LMEM before the store (lower_matmul only).
+    std::optional<expr::Table256> lut = std::nullopt;
 };
 
 template <numeric::RoundingMode R = numeric::default_rounding>
@@ -153,6 +158,22 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     }
     JANUS_TRY(Reg rt, b.reg("matmul rq table"));
     JANUS_TRY(Reg rd, b.reg("matmul DRAM offset"));
+    std::int64_t lut_slot = 0;  // the fused epilogue's table in LUT RAM, and its events
+    std::optional<Buffer> lut_table;
+    std::array<Event, 2> ll;
+    if (opt.lut) {
+        if (opt.lut->in != DType::i8 || opt.lut->out != DType::i8)
+            return refuse("lower-lut-type", "a fused epilogue table maps int8 to int8");
+        std::vector<std::uint8_t> bytes(256);
+        for (std::size_t v = 0; v < 256; ++v) bytes[v] = static_cast<std::uint8_t>(opt.lut->values[v]);
+        JANUS_TRY(Buffer t, load_constant(b, Mem::lut, bytes, "matmul epilogue lut"));
+        lut_slot = (t.address() - vnpu::sim::lut_base) / 256;
+        lut_table = std::move(t);
+        for (int s = 0; s < 2; ++s) {
+            JANUS_TRY(Event e, b.event("matmul epilogue applied " + std::to_string(s)));
+            ll[static_cast<std::size_t>(s)] = std::move(e);
+        }
+    }
     std::array<Event, 2> la, mm, vv;
     for (int s = 0; s < 2; ++s) {
         JANUS_TRY(Event e1, b.event("matmul A loaded " + std::to_string(s)));
@@ -191,10 +212,11 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
                            Sync{&la[s], &mm[s]}));
         JANUS_CHECK(b.emit("li", {rt, tab.address() + t_at[static_cast<std::size_t>(j)]}));
         JANUS_CHECK(b.emit("vec.rq", {ro[s], racc[s], rt, nt, rows}, Sync{&mm[s], &vv[s]}));
+        if (opt.lut) JANUS_CHECK(b.emit("lut.apply", {ro[s], ro[s], lut_slot, rows * nt}, Sync{&vv[s], &ll[s]}));
         const std::int64_t width = std::min(nt, Np - j * nt);
         JANUS_CHECK(cfg(rows, nt, y.pitch));
         JANUS_CHECK(b.emit("li", {rd, static_cast<std::int64_t>(y.offset) + i * mt * y.pitch + j * nt}));
-        JANUS_CHECK(b.emit("dma.store", {y.region, rd, ro[s], width}, Sync{&vv[s], nullptr}));
+        JANUS_CHECK(b.emit("dma.store", {y.region, rd, ro[s], width}, Sync{opt.lut ? &ll[s] : &vv[s], nullptr}));
     }
     txn.commit();
     return ok_status();

@@ -20,9 +20,12 @@
 //   - Kernel barrier (seed C2 across kernels): between two kernels every unit signals one event reserved for the
 //     whole program and SEQ waits for all four signals, so no event signal crosses a kernel boundary (see the
 //     comment at the barrier for the failure it prevents). Within a kernel, sync is the emitter's.
-//   - Activation fusion (seed B10): a Relu / Clip that is exactly a clamp of its Conv / MatMul / Gemm producer's
-//     codes, with nothing else reading the producer, is applied by the producer's requantization (emit::Clamp); the
-//     producer's value is then not materialized (LoweredNode::fused) and the activation emits no code.
+//   - Activation fusion (seeds B10, B11): a unary elementwise op that is the only reader of a Conv / MatMul / Gemm
+//     output is computed by the producer's kernel: by its requantization when its table is exactly a clamp of the
+//     codes (emit::Clamp), or, after a MatMul / Gemm with the weight on the right, by lut.apply on each output tile
+//     (MatmulOptions::lut). The producer's value is then not materialized (LoweredNode::fused) and the activation
+//     emits no code. Each refusal (other readers, a view in between, the host reading the product, a table the
+//     kernel cannot apply) is a `fuse` line of the log.
 //   - Each NPU node's instructions are [code_begin, code_end) of the program (the debug map); the barrier
 //     instructions between them belong to no node.
 // The emitters check everything else (budgets, zero points, layouts) and their errors are returned with the node
@@ -302,42 +305,88 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
         }
     }
 
-    // ---- activation fusion (seed B10). A Relu / Clip whose one data input is the output of a Conv / MatMul / Gemm
-    // that nothing else reads (no other node, not the host, not a graph output), with the same int8 quantization,
-    // is computed by the producer's requantization when its table is exactly a clamp of the codes to [lo, hi]
-    // (vec.rq's lo, hi): sat8(clamp(rq + zp, lo, hi)) = clamp(sat8(rq + zp), lo, hi) for -128 <= lo <= hi <= 127,
-    // so the NPU gives the activation's bytes. The graph keeps both nodes and the quantization between them; the
-    // producer's unclamped value is not materialized (LoweredNode::fused) and the activation emits no code.
-    std::vector<std::optional<emit::Clamp>> clamp_of(g.nodes.size());  // producer -> the clamp it applies
-    std::vector<std::int64_t> fused_into(g.nodes.size(), -1);          // activation -> its producer
+    // ---- activation fusion (seeds B10, B11). A unary elementwise op (Relu, Clip, Sigmoid, ...) whose one data input
+    // is the output of a Conv / MatMul / Gemm that nothing else reads (no other node, not the host, not a graph
+    // output) is computed by the producer's kernel:
+    //   - when both have the same int8 quantization and the op's own 256-entry table is exactly a clamp of the codes
+    //     to [lo, hi], by the requantization (vec.rq's lo, hi): sat8(clamp(rq + zp, lo, hi)) equals
+    //     clamp(sat8(rq + zp), lo, hi) for -128 <= lo <= hi <= 127 (Conv, MatMul, Gemm);
+    //   - otherwise, for a MatMul / Gemm with the weight on the right, by lut.apply on each output tile before it is
+    //     stored (the op's table, its quantization change included).
+    // The graph keeps both nodes and the quantization between them; the producer's own value is not materialized
+    // (LoweredNode::fused) and the activation emits no code. Every refusal is a `fuse` line of the log (seed B11:
+    // other readers, a view in between, a dependency boundary, a table the kernel cannot apply).
+    struct Fusion {
+        std::size_t act = 0;
+        emit::Clamp clamp;
+        std::optional<expr::Table256> lut;
+    };
+    std::vector<std::optional<Fusion>> fusion(g.nodes.size());  // producer -> what it computes for its activation
+    std::vector<std::int64_t> fused_into(g.nodes.size(), -1);   // activation -> its producer
+    const auto unary_reader = [&](std::size_t r) {
+        bool unary = false;
+        ops::for_each_op([&](auto t) {
+            using O = typename decltype(t)::type;
+            if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>)
+                unary = unary || O::name.view() == g.nodes[r].op;
+        });
+        return unary;
+    };
     for (std::size_t k = *first; k <= *last; ++k) {
         const Node& n = g.nodes[k];
         if (!on_npu[k] || (n.op != "Conv" && n.op != "MatMul" && n.op != "Gemm")) continue;
         const ValueId o = n.outputs[0];
         const auto readers = g.consumers(o);
-        if (readers.size() != 1 || read_by_host[static_cast<std::size_t>(o)] || g.is_output(o)) continue;
-        const std::size_t j = readers[0];
-        const Node& act = g.nodes[j];
+        const std::string pwhat = node_what(g, k);
+        for (std::size_t r : readers)  // an activation behind a view: fusion does not cross it
+            if ((g.nodes[r].op == "Flatten" || g.nodes[r].op == "Reshape") &&
+                g.consumers(g.nodes[r].outputs[0]).size() == 1 && unary_reader(g.consumers(g.nodes[r].outputs[0])[0]))
+                L.log.push_back("fuse   " + node_what(g, g.consumers(g.nodes[r].outputs[0])[0]) + " after " + pwhat +
+                                ": kept as a kernel, it reads a view (" + g.nodes[r].op + ") of the product");
+        const auto act = std::find_if(readers.begin(), readers.end(), unary_reader);
+        if (act == readers.end()) continue;
+        const std::size_t j = *act;
+        const Node& an = g.nodes[j];
+        const std::string what = "fuse   " + node_what(g, j) + " after " + pwhat;
         const auto& q = g.value(o).type.quant;
-        if (!on_npu[j] || (act.op != "Relu" && act.op != "Clip") || data_inputs(g, act) != std::vector<ValueId>{o} ||
-            g.value(act.outputs[0]).type.quant != q || !q)
-            continue;
-        const auto table = unary_table(act, *q, *q, gwhat + ": " + node_what(g, j));
-        if (!table.ok() || !*table || (*table)->in != DType::i8 || (*table)->out != DType::i8) continue;
-        const auto& v = (*table)->values;  // v[c + 128] for code c
-        const emit::Clamp c{v[0], v[255]};
-        bool exact = c.lo <= c.hi && c.lo >= -128 && c.hi <= 127;
-        for (int i = 0; i < 256 && exact; ++i)
-            exact = v[static_cast<std::size_t>(i)] == std::clamp(i - 128, c.lo, c.hi);
-        if (!exact) {
-            L.log.push_back("fuse   " + node_what(g, j) + ": kept as a kernel, its table is not a clamp of the codes");
+        const auto& qa = g.value(an.outputs[0]).type.quant;
+        if (readers.size() != 1) {
+            L.log.push_back(what + ": kept as a kernel, " + g.value(o).name + " has " + std::to_string(readers.size()) +
+                            " readers (the unfused value is needed)");
             continue;
         }
-        clamp_of[k] = c;
+        if (read_by_host[static_cast<std::size_t>(o)] || g.is_output(o)) {
+            L.log.push_back(what + ": kept as a kernel, the host reads " + g.value(o).name +
+                            " (a dependency boundary)");
+            continue;
+        }
+        if (!on_npu[j] || !q || !qa || data_inputs(g, an) != std::vector<ValueId>{o}) {
+            L.log.push_back(what + ": kept, the activation does not run on the NPU on this value alone");
+            continue;
+        }
+        const auto table = unary_table(an, *q, *qa, gwhat + ": " + node_what(g, j));
+        if (!table.ok() || !*table || (*table)->in != DType::i8 || (*table)->out != DType::i8) continue;
+        const auto& v = (*table)->values;  // v[c + 128] for code c
+        Fusion f{j, {v[0], v[255]}, std::nullopt};
+        bool clamp = *qa == *q && f.clamp.lo <= f.clamp.hi && f.clamp.lo >= -128 && f.clamp.hi <= 127;
+        for (int i = 0; i < 256 && clamp; ++i)
+            clamp = v[static_cast<std::size_t>(i)] == std::clamp(i - 128, f.clamp.lo, f.clamp.hi);
+        const bool weight_right = n.op == "Gemm" || (n.op == "MatMul" && n.inputs.size() == 2 &&
+                                                     g.value(n.inputs[0]).kind != ValueKind::constant);
+        if (clamp) {
+            L.log.push_back(what + ": fused into its requantization, codes clamped to [" + std::to_string(f.clamp.lo) +
+                            ", " + std::to_string(f.clamp.hi) + "]");
+        } else if (weight_right) {
+            f.clamp = {};
+            f.lut = **table;
+            L.log.push_back(what + ": fused as a lut.apply on each output tile before the store");
+        } else {
+            L.log.push_back(what + ": kept as a kernel, its table is not a clamp of the codes and " + n.op +
+                            (n.op == "Conv" ? "" : " with the weight on the left") + " has no LUT epilogue");
+            continue;
+        }
+        fusion[k] = std::move(f);
         fused_into[j] = static_cast<std::int64_t>(k);
-        L.log.push_back("fuse   " + node_what(g, j) + " into " + node_what(g, k) +
-                        "'s requantization: codes clamped to [" + std::to_string(c.lo) + ", " + std::to_string(c.hi) +
-                        "]");
     }
 
     // ---- emit node by node
@@ -361,10 +410,8 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
     };
     // A producer with a fused activation writes the activation's output: its value shares that buffer.
     const auto place_result = [&](std::size_t k, const Placement& form) -> Placement {
-        if (!clamp_of[k]) return place_output(k, form);
-        std::size_t j = k;
-        for (std::size_t i = k + 1; i < g.nodes.size(); ++i)
-            if (fused_into[i] == static_cast<std::int64_t>(k)) j = i;
+        if (!fusion[k]) return place_output(k, form);
+        const std::size_t j = fusion[k]->act;
         const Placement p = place_output(j, form);
         const ValueId o = g.nodes[k].outputs[0];
         L.placement[static_cast<std::size_t>(o)] = p;
@@ -497,7 +544,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             const Placement y = place_result(k, form);
             const bool depthwise = cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
             L.log.push_back("node   " + node_what(g, k) + ": " + (depthwise ? "lower_depthwise" : "lower_conv"));
-            const emit::Clamp clamp = clamp_of[k].value_or(emit::Clamp{});
+            const emit::Clamp clamp = fusion[k] ? fusion[k]->clamp : emit::Clamp{};
             st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp)
                            : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp});
         } else if (n.op == "MatMul" && n.inputs.size() == 2 && g.value(n.inputs[0]).kind == ValueKind::constant &&
@@ -513,7 +560,8 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             L.log.push_back("node   " + node_what(g, k) + ": lower_matmul_left M=" + std::to_string(wv.type.shape[0]) +
                             " K=" + std::to_string(wv.type.shape[1]));
             st = emit::lower_matmul_left(b, plan, const_data<std::int8_t>(wv), wv.type.shape[0], wv.type.shape[1],
-                                         x.matrix(), y.matrix(), {0, 0, clamp_of[k].value_or(emit::Clamp{})});
+                                         x.matrix(), y.matrix(),
+                                         {0, 0, fusion[k] ? fusion[k]->clamp : emit::Clamp{}, std::nullopt});
         } else if (n.op == "Gemm" || n.op == "MatMul") {
             if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
                 ins[0] != n.inputs[0])
@@ -564,8 +612,9 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             const Placement y = place_result(k, form);
             L.log.push_back("node   " + node_what(g, k) + ": lower_matmul K=" + std::to_string(K) +
                             " N=" + std::to_string(N));
-            st = emit::lower_matmul(b, *plan, x.matrix(), w, K, N, y.matrix(),
-                                    {0, 0, clamp_of[k].value_or(emit::Clamp{})}, bias);
+            st = emit::lower_matmul(
+                b, *plan, x.matrix(), w, K, N, y.matrix(),
+                {0, 0, fusion[k] ? fusion[k]->clamp : emit::Clamp{}, fusion[k] ? fusion[k]->lut : std::nullopt}, bias);
         } else if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" ||
                    n.op == "GlobalMaxPool") {
             if (in_place(0).form != Placement::Form::image)
@@ -653,7 +702,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
         }
         JANUS_CHECK(fail(st));
         for (; log_seen < b.log().size(); ++log_seen) L.log.push_back("  emit " + b.log()[log_seen]);
-        L.npu.push_back({k, begin, b.size(), clamp_of[k].has_value()});
+        L.npu.push_back({k, begin, b.size(), fusion[k].has_value()});
         kernel_before = kernel_before || b.size() > begin;
         release_dead(k);
     }
