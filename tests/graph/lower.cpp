@@ -71,6 +71,43 @@ std::string hex_codes(int n, F f) {
     return s;
 }
 
+/// The lowering's log, one line each.
+std::string log_text(const graph::LoweredGraph& l) {
+    std::string s;
+    for (const auto& line : l.log) s += line + "\n";
+    return s;
+}
+
+/// Seeded inputs 1..3: the NPU engine's outputs are bit-identical to the reference engine's. Returns the reference
+/// outputs of the last seed.
+std::vector<Tensor> npu_matches_reference(const graph::Graph& g, const graph::LoweredGraph& l) {
+    std::vector<Tensor> last;
+    for (unsigned seed : {1u, 2u, 3u}) {
+        CAPTURE(seed);
+        const auto in = graph::seeded_inputs(g, seed);
+        const auto ref = graph::run_reference(g, in, janus_tools::kernel_by_name);
+        REQUIRE(ref.ok());
+        const auto out = run_npu(g, l, in);
+        REQUIRE(out.outputs.size() == ref->size());
+        for (std::size_t i = 0; i < ref->size(); ++i) CHECK(bytes_of(out.outputs[i]) == bytes_of((*ref)[i]));
+        last = *ref;
+    }
+    return last;
+}
+
+/// janusc verify's comparison on `l` (which keeps its intermediates): no value differs. Returns how many values were
+/// listed as not materialized (fused).
+std::size_t verify_clean(const graph::Graph& g, const graph::LoweredGraph& l) {
+    const auto v =
+        graph::verify_engines(g, l, graph::seeded_inputs(g, 4), janus_tools::kernel_by_name, janus_test::simulate);
+    REQUIRE_MESSAGE(v.ok(), (v.ok() ? std::string() : v.error().message()));
+    CHECK(v->first_divergence() == v->values.size());
+    CHECK(v->values.size() == g.nodes.size());
+    std::size_t unmaterialized = 0;
+    for (const auto& d : v->values) unmaterialized += !d.materialized;
+    return unmaterialized;
+}
+
 }  // namespace
 
 TEST_CASE("every fixture runs on the NPU engine bit-identical to the reference, outputs and every intermediate") {
@@ -354,8 +391,7 @@ TEST_CASE("a Relu / Clip that is exactly a clamp of its producer's codes is comp
         }
         CHECK(fused == "c d y ");
         CHECK(kept == "r:none k:none yr:none c2r:code ");
-        std::string log;
-        for (const auto& line : l.log) log += line + "\n";
+        const std::string log = log_text(l);
         CHECK(log.find("fuse   node 3 (Clip) after node 2 (Conv): fused into its requantization, codes clamped to "
                        "[-23, 60]") != std::string::npos);
         CHECK(log.find("fuse   node 1 (Relu) after node 0 (Conv): fused into its requantization, codes clamped to "
@@ -363,26 +399,11 @@ TEST_CASE("a Relu / Clip that is exactly a clamp of its producer's codes is comp
         CHECK_MESSAGE(log.find("fuse   node 8 (Relu) after node 7 (Conv): kept as a kernel, the host reads c2 (a "
                                "dependency boundary)") != std::string::npos,
                       log);
-        for (unsigned seed : {1u, 2u, 3u}) {
-            const auto in = graph::seeded_inputs(*g, seed);
-            const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
-            REQUIRE(ref.ok());
-            const auto out = run_npu(*g, l, in);
-            REQUIRE(out.outputs.size() == 3);
-            for (std::size_t i = 0; i < 3; ++i) CHECK(bytes_of(out.outputs[i]) == bytes_of((*ref)[i]));
-            // the clamps cut: some codes of each activation are at its bounds
-            const auto yr = (*ref)[0].to_vector<std::int8_t>();
-            CHECK(std::count(yr.begin(), yr.end(), std::int8_t{0}) > 0);
-        }
+        const auto ref = npu_matches_reference(*g, l);
+        const auto yr = ref.at(0).to_vector<std::int8_t>();  // the last Relu's clamp cuts: some codes are at 0
+        CHECK(std::count(yr.begin(), yr.end(), std::int8_t{0}) > 0);
         if (keep) {  // verify: every materialized value equal, the three producers listed as fused
-            const auto v = graph::verify_engines(*g, l, graph::seeded_inputs(*g, 4), janus_tools::kernel_by_name,
-                                                 janus_test::simulate);
-            REQUIRE_MESSAGE(v.ok(), (v.ok() ? std::string() : v.error().message()));
-            CHECK(v->first_divergence() == v->values.size());
-            std::size_t unmaterialized = 0;
-            for (const auto& d : v->values) unmaterialized += !d.materialized;
-            CHECK(unmaterialized == 3);
-            CHECK(v->values.size() == g->nodes.size());
+            CHECK(verify_clean(*g, l) == 3);
         } else {  // and as a package
             const auto pkg = graph::compile_package(*g, l);
             REQUIRE_MESSAGE(pkg.ok(), (pkg.ok() ? std::string() : pkg.error().message()));
@@ -420,8 +441,7 @@ TEST_CASE("MatMul / Gemm + Sigmoid: the table is applied to each output tile bef
     for (const bool keep : {false, true}) {
         CAPTURE(keep);
         const auto l = lower(*g, keep);
-        std::string log;
-        for (const auto& line : l.log) log += line + "\n";
+        const std::string log = log_text(l);
         CHECK_MESSAGE(log.find("fuse   node 1 (Sigmoid) after node 0 (Gemm): fused as a lut.apply on each output tile "
                                "before the store") != std::string::npos,
                       log);
@@ -435,19 +455,9 @@ TEST_CASE("MatMul / Gemm + Sigmoid: the table is applied to each output tile bef
         std::size_t fused = 0;
         for (const auto& ln : l.npu) fused += ln.fused;
         CHECK(fused == 1);
-        for (unsigned seed : {1u, 2u, 3u}) {
-            const auto in = graph::seeded_inputs(*g, seed);
-            const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
-            REQUIRE(ref.ok());
-            const auto out = run_npu(*g, l, in);
-            REQUIRE(out.outputs.size() == 2);
-            for (std::size_t i = 0; i < 2; ++i) CHECK(bytes_of(out.outputs[i]) == bytes_of((*ref)[i]));
-        }
+        npu_matches_reference(*g, l);
         if (keep) {
-            const auto v = graph::verify_engines(*g, l, graph::seeded_inputs(*g, 4), janus_tools::kernel_by_name,
-                                                 janus_test::simulate);
-            REQUIRE_MESSAGE(v.ok(), (v.ok() ? std::string() : v.error().message()));
-            CHECK(v->first_divergence() == v->values.size());
+            CHECK(verify_clean(*g, l) == 1);
         }
     }
 }
