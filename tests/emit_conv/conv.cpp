@@ -91,14 +91,17 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     m.dram[3].resize(static_cast<std::size_t>(Ho * Wo * Cop));
     const auto r = et::run_clean(b, m);
     const auto got = et::from_nhwc(m.dram[3], Co, Ho * Wo, Cop);
-    CHECK(got == want);
+    auto expect = want;  // then a fused epilogue table (ConvOptions::lut): T[c + 128]
+    if (t.opt.lut)
+        for (auto& v : expect) v = static_cast<std::int8_t>(t.opt.lut->values[static_cast<std::size_t>(v + 128)]);
+    CHECK(got == expect);
     int saturated = 0, low = 0, high = 0;
     for (auto v : want) {
         saturated += (v == -128 || v == 127);
         low += v == t.opt.clamp.lo;
         high += v == t.opt.clamp.hi;
     }
-    CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);  // the comparison is not between saturated outputs
+    CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);     // the comparison is not between saturated outputs
     if (!(t.opt.clamp == Clamp{})) CHECK((low > 0 && high > 0));  // the clamp cut both ends
     return r;
 }
@@ -134,13 +137,20 @@ TEST_CASE("grouped conv: block-diagonal B keeps each group's weights and multipl
 }
 
 TEST_CASE("a fused activation clamp in the requantization equals the Conv followed by the clamp of its codes") {
-    check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1, {-6, 100}}}, 41);  // Relu-like
-    check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{0, 0, {-40, 20}}}, 42);
+    check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1, {-6, 100}, {}}}, 41);  // Relu-like
+    check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{0, 0, {-40, 20}, {}}}, 42);
+}
+
+TEST_CASE("a fused epilogue table: lut.apply on each output tile equals the Conv followed by the table") {
+    expr::Table256 t;  // a scramble of the codes: any mistake in which code meets which entry shows
+    for (std::size_t i = 0; i < 256; ++i) t.values[i] = static_cast<std::int32_t>((i * 77 + 13) % 256) - 128;
+    check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1, {}, t}}, 43);   // 7 x 3 steps
+    check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{0, 0, {}, t}}, 44);  // stride 2
 }
 
 TEST_CASE("conv tiling: forced small tiles and B double buffering") {
-    check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1, {}}}, 31);  // 7 x 3 steps
-    check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{16, 2, {}}}, 32);
+    check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1, {}, {}}}, 31);  // 7 x 3 steps
+    check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{16, 2, {}, {}}}, 32);
     std::vector<std::string> log;
     check({64, 14, 14, 64, window(3, 3, 1, {1, 1, 1, 1}), -7, true}, 33, &log);
     REQUIRE(!log.empty());

@@ -462,6 +462,36 @@ TEST_CASE("MatMul / Gemm + Sigmoid: the table is applied to each output tile bef
     }
 }
 
+TEST_CASE("Conv + HardSwish through the Conv's LUT epilogue; a depthwise Conv has none (the log says so)") {
+    const auto w = hex_codes(16 * 8 * 9, [](int i) { return (i * 53 + 7) % 61 - 30; });
+    const auto dw = hex_codes(16 * 9, [](int i) { return (i * 29 + 3) % 41 - 20; });
+    auto g = graph::parse(
+        "graph conv_lut {\n  input %x: int8[1,8,6,6] q(int8 s=0.05 zp=-3)\n"
+        "  const %w: int8[16,8,3,3] q(int8 s=0.01 zp=0) = " +
+            w + "\n  const %dw: int8[16,1,3,3] q(int8 s=0.02 zp=0) = " + dw +
+            "\n"
+            "  %c: int8[1,16,6,6] q(int8 s=0.08 zp=-6) = Conv(%x, %w) {pads=[1,1,1,1]}\n"
+            "  %h: int8[1,16,6,6] q(int8 s=0.05 zp=-20) = HardSwish(%c)\n"
+            "  %d: int8[1,16,6,6] q(int8 s=0.06 zp=10) = Conv(%h, %dw) {group=16, pads=[1,1,1,1]}\n"
+            "  %s: int8[1,16,6,6] q(int8 s=0.00390625 zp=-128) = Sigmoid(%d)\n"
+            "  output %s\n}\n",
+        "conv_lut.ir");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    for (const bool keep : {false, true}) {
+        CAPTURE(keep);
+        const auto l = lower(*g, keep);
+        const std::string log = log_text(l);
+        CHECK_MESSAGE(log.find("fuse   node 1 (HardSwish) after node 0 (Conv): fused as a lut.apply on each output "
+                               "tile before the store") != std::string::npos,
+                      log);
+        CHECK_MESSAGE(log.find("fuse   node 3 (Sigmoid) after node 2 (Conv): kept as a kernel, its table is not a "
+                               "clamp of the codes and a depthwise Conv has no LUT epilogue") != std::string::npos,
+                      log);
+        npu_matches_reference(*g, l);
+        if (keep) CHECK(verify_clean(*g, l) == 1);
+    }
+}
+
 TEST_CASE("a host section that does not fit its program is refused, with the rule") {
     const graph::Graph g = fixture("qdq_float_tail");
     const auto pkg = graph::compile_package(g, lower(g, false));

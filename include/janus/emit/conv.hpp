@@ -25,7 +25,8 @@
 //         DMA  [B tile j+1 when the next step starts a new N tile], zero-point rows, the band   (signals L)
 //         MAC  mac.cfg m, Cp, nt, sw Cp; mac.mm for tap 0, mac.mma for the others        (waits L, signals M)
 //         VEC  vec.rq over m rows of nt channels with tile j's table                    (waits M, signals V)
-//         DMA  one store of Wo pixels per output row, into y's pitch                             (waits V)
+//        [LUT  lut.apply over the m x nt output tile (ConvOptions::lut)                 (waits V, signals T)]
+//         DMA  one store of Wo pixels per output row, into y's pitch                        (waits V, or T)
 //     Reuse of a band, ACC or output set two steps later is ordered through the in-order DMA queue.
 //   - The tile shape (nt, R) minimizes the timing model's estimate over every nt that fits, each with the tallest
 //     R that fits LMEM, ACC (2 sets of m x nt int32) and mac.cfg's m <= 1024. The debug log records it.
@@ -43,6 +44,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -57,6 +59,9 @@ struct ConvOptions {
     std::int64_t max_n_tile = 0;  ///< 0: as wide as LMEM allows
     std::int64_t max_rows = 0;    ///< output rows per M tile; 0: as many as LMEM, ACC and mac.cfg allow
     Clamp clamp;                  ///< a fused activation clamp in the requantization (default: none)
+    /// A fused elementwise op after the requantization (Conv + Sigmoid, HardSwish, ...): its int8 -> int8 table is
+    /// applied by lut.apply to each output tile in LMEM before the stores.
+    std::optional<expr::Table256> lut = std::nullopt;
 };
 
 /// weights: ONNX order [Co, C / groups, kh, kw]; bias: empty or Co int32 values (accumulator units).
@@ -197,6 +202,22 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
     JANUS_TRY(Reg r1, b.reg("conv address 1"));
     JANUS_TRY(Reg r2, b.reg("conv address 2"));
     JANUS_TRY(Reg r3, b.reg("conv address 3"));
+    std::int64_t lut_slot = 0;  // the fused epilogue's table in LUT RAM, and its events
+    std::optional<Buffer> lut_table;
+    std::array<Event, 2> mapped;
+    if (opt.lut) {
+        if (opt.lut->in != DType::i8 || opt.lut->out != DType::i8)
+            return refuse("lower-lut-type", "a fused epilogue table maps int8 to int8");
+        std::vector<std::uint8_t> bytes(256);
+        for (std::size_t v = 0; v < 256; ++v) bytes[v] = static_cast<std::uint8_t>(opt.lut->values[v]);
+        JANUS_TRY(Buffer t, load_constant(b, Mem::lut, bytes, "conv epilogue lut"));
+        lut_slot = (t.address() - vnpu::sim::lut_base) / 256;
+        lut_table = std::move(t);
+        for (std::size_t s = 0; s < 2; ++s) {
+            JANUS_TRY(Event e, b.event("conv epilogue applied " + std::to_string(s)));
+            mapped[s] = std::move(e);
+        }
+    }
     std::array<Event, 2> loaded, product, done;
     for (std::size_t s = 0; s < 2; ++s) {
         JANUS_TRY(Event l, b.event("conv band loaded " + std::to_string(s)));
@@ -299,12 +320,14 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         JANUS_CHECK(li(r2, tab.address() + t_at[static_cast<std::size_t>(j)]));
         JANUS_CHECK(li(r3, acc[s].address()));
         JANUS_CHECK(b.emit("vec.rq", {r1, r3, r2, nt, m}, Sync{&product[s], &done[s]}));
+        if (opt.lut) JANUS_CHECK(b.emit("lut.apply", {r1, r1, lut_slot, m * nt}, Sync{&done[s], &mapped[s]}));
+        Event* ready = opt.lut ? &mapped[s] : &done[s];
         const std::int64_t width = std::min(nt, Np - j * nt);
         JANUS_CHECK(b.emit("dma.cfg", {Wo, nt, y.cpitch}));
         for (std::int64_t r = 0; r < rows; ++r) {
             JANUS_CHECK(li(r1, out[s].address() + r * Wv * nt));
             JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + (i * rows_per_tile + r) * Wo * y.cpitch + j * nt));
-            JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, width}, Sync{r == 0 ? &done[s] : nullptr, nullptr}));
+            JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, width}, Sync{r == 0 ? ready : nullptr, nullptr}));
         }
         return ok_status();
     };
