@@ -4,8 +4,8 @@
 // Contract (docs/janusc.md "Lowering a graph"):
 //   - Partition. Nodes marked @host, and nodes whose data inputs or output are not int8, run on the host. They must
 //     all come before the first NPU node (the prologue: QuantizeLinear of a float input, the uint8 -> int8
-//     Requantize of a QOperator input) or after the last one (the epilogue: DequantizeLinear of an output). A host node between NPU nodes is refused (lower-partition): a
-//     program with several NPU segments is not built yet. A node that could run on the NPU but whose emitter
+//     Requantize of a QOperator input) or after the last one (the epilogue: DequantizeLinear of an output). A host
+//     node between NPU nodes is refused (lower-partition): a program with several NPU segments is not built yet. A node that could run on the NPU but whose emitter
 //     refuses it fails the lowering with the emitter's own rule: it is never moved to the host silently.
 //   - Layout (seed B3). A rank-4 [1, C, H, W] value is an NHWC image, pixels round16(C) bytes apart (the padding
 //     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. Flatten or
@@ -23,9 +23,9 @@
 //   - Activation fusion (seeds B10, B11): a unary elementwise op that is the only reader of a Conv / MatMul / Gemm
 //     output is computed by the producer's kernel: by its requantization when its table is exactly a clamp of the
 //     codes (emit::Clamp), or otherwise by lut.apply on each output tile (MatmulOptions::lut, ConvOptions::lut: a
-//     MatMul / Gemm with the weight on the right, a Conv that is not depthwise). The producer's value is then not materialized (LoweredNode::fused) and the activation
-//     emits no code. Each refusal (other readers, a view in between, the host reading the product, a table the
-//     kernel cannot apply) is a `fuse` line of the log.
+//     MatMul / Gemm with the weight on the right, a Conv that is not depthwise). The producer's value is then not
+//     materialized (LoweredNode::fused) and the activation emits no code. Each refusal (other readers, a view in
+//     between, the host reading the product, a table the kernel cannot apply) is a `fuse` line of the log.
 //   - Each NPU node's instructions are [code_begin, code_end) of the program (the debug map); the barrier
 //     instructions between them belong to no node.
 // The emitters check everything else (budgets, zero points, layouts) and their errors are returned with the node
@@ -106,8 +106,9 @@ struct LowerOptions {
 struct LoweredNode {
     std::size_t node = 0;
     std::size_t code_begin = 0, code_end = 0;
-    /// The node's value is not materialized: the Relu / Clip after it is computed by its requantization (seed B10),
-    /// and its bytes hold the activation's output. The activation's own entry has no code.
+    /// The node's value is not materialized: the unary op after it is computed by its kernel (its requantization's
+    /// clamp, seed B10, or its LUT epilogue, seed B11), and its bytes hold that op's output. The op's own entry has
+    /// no code.
     bool fused = false;
 };
 
@@ -469,7 +470,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
     std::size_t log_seen = 0;
     bool kernel_before = false;  // a kernel has emitted code since the last barrier (a view or a fused node has none)
     for (std::size_t k = *first; k <= *last; ++k) {
-        if (fused_into[k] >= 0) {  // computed by its producer's requantization, into its own placement
+        if (fused_into[k] >= 0) {  // computed by its producer's kernel, into its own placement
             L.log.push_back("node   " + node_what(g, k) + ": fused (no code)");
             L.npu.push_back({k, b.size(), b.size()});
             release_dead(k);
