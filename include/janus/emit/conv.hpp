@@ -202,22 +202,7 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
     JANUS_TRY(Reg r1, b.reg("conv address 1"));
     JANUS_TRY(Reg r2, b.reg("conv address 2"));
     JANUS_TRY(Reg r3, b.reg("conv address 3"));
-    std::int64_t lut_slot = 0;  // the fused epilogue's table in LUT RAM, and its events
-    std::optional<Buffer> lut_table;
-    std::array<Event, 2> mapped;
-    if (opt.lut) {
-        if (opt.lut->in != DType::i8 || opt.lut->out != DType::i8)
-            return refuse("lower-lut-type", "a fused epilogue table maps int8 to int8");
-        std::vector<std::uint8_t> bytes(256);
-        for (std::size_t v = 0; v < 256; ++v) bytes[v] = static_cast<std::uint8_t>(opt.lut->values[v]);
-        JANUS_TRY(Buffer t, load_constant(b, Mem::lut, bytes, "conv epilogue lut"));
-        lut_slot = (t.address() - vnpu::sim::lut_base) / 256;
-        lut_table = std::move(t);
-        for (std::size_t s = 0; s < 2; ++s) {
-            JANUS_TRY(Event e, b.event("conv epilogue applied " + std::to_string(s)));
-            mapped[s] = std::move(e);
-        }
-    }
+    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, opt.lut, "conv"));
     std::array<Event, 2> loaded, product, done;
     for (std::size_t s = 0; s < 2; ++s) {
         JANUS_TRY(Event l, b.event("conv band loaded " + std::to_string(s)));
@@ -320,8 +305,8 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         JANUS_CHECK(li(r2, tab.address() + t_at[static_cast<std::size_t>(j)]));
         JANUS_CHECK(li(r3, acc[s].address()));
         JANUS_CHECK(b.emit("vec.rq", {r1, r3, r2, nt, m}, Sync{&product[s], &done[s]}));
-        if (opt.lut) JANUS_CHECK(b.emit("lut.apply", {r1, r1, lut_slot, m * nt}, Sync{&done[s], &mapped[s]}));
-        Event* ready = opt.lut ? &mapped[s] : &done[s];
+        if (epi) JANUS_CHECK(b.emit("lut.apply", {r1, r1, epi->slot, m * nt}, Sync{&done[s], &epi->applied[s]}));
+        Event* ready = epi ? &epi->applied[s] : &done[s];
         const std::int64_t width = std::min(nt, Np - j * nt);
         JANUS_CHECK(b.emit("dma.cfg", {Wo, nt, y.cpitch}));
         for (std::int64_t r = 0; r < rows; ++r) {

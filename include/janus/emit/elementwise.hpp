@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -172,6 +173,15 @@ Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTens
     return ok_status();
 }
 
+/// An int8 -> int8 table's 256 bytes loaded into LUT RAM (a table that is already there is shared: load_constant).
+inline Result<Buffer> load_lut_table(Builder& b, const expr::Table256& table, const std::string& what) {
+    std::array<std::uint8_t, 256> bytes{};
+    for (std::size_t j = 0; j < 256; ++j) bytes[j] = static_cast<std::uint8_t>(table.values[j]);
+    return load_constant(b, Mem::lut, bytes, what);
+}
+/// lut.apply's `table` operand of a table in LUT RAM.
+inline std::int64_t lut_slot(const Buffer& table) { return (table.address() - vnpu::sim::lut_base) / 256; }
+
 /// out = table[x + 128] for an int8 -> int8 table (a unary op's quantized kernel, ops/unary.hpp).
 /// Rule: lower-lut-type (the table is not int8 -> int8).
 inline Status lower_lut(Builder& b, const expr::Table256& table, const DramTensor& x, const DramTensor& out,
@@ -181,16 +191,37 @@ inline Status lower_lut(Builder& b, const expr::Table256& table, const DramTenso
                           std::string("the LUT unit maps int8 to int8; this table maps ") +
                               std::string(dtype_name(table.in)) + " to " + std::string(dtype_name(table.out)));
     auto txn = b.transaction();
-    std::array<std::uint8_t, 256> bytes{};
-    for (std::size_t j = 0; j < 256; ++j) bytes[j] = static_cast<std::uint8_t>(table.values[j]);
-    JANUS_TRY(Buffer lut, load_constant(b, Mem::lut, bytes, "lut table"));
-    const std::int64_t slot = (lut.address() - vnpu::sim::lut_base) / 256;
+    JANUS_TRY(Buffer lut, load_lut_table(b, table, "lut table"));
+    const std::int64_t slot = lut_slot(lut);
     const DramTensor ins[1] = {x};
     JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) {
         return b.emit("lut.apply", {*t.in[0], *t.in[0], slot, t.bytes}, t.sync);
     }));
     txn.commit();
     return ok_status();
+}
+
+/// A fused elementwise epilogue of a MAC kernel (ConvOptions::lut, MatmulOptions::lut): the table in LUT RAM and, per
+/// output set, the event lut.apply signals and the store waits for.
+struct EpilogueLut {
+    Buffer table;
+    std::int64_t slot = 0;
+    std::array<Event, 2> applied;
+};
+
+/// `t` loaded into LUT RAM with its two events, or nothing without a table. Rule lower-lut-type.
+inline Result<std::optional<EpilogueLut>> epilogue_lut(Builder& b, const std::optional<expr::Table256>& t,
+                                                       const std::string& who) {
+    if (!t) return std::optional<EpilogueLut>{};
+    if (t->in != DType::i8 || t->out != DType::i8)
+        return make_error(b.name(), who, "lower-lut-type", "a fused epilogue table maps int8 to int8");
+    EpilogueLut e;
+    JANUS_TRY(e.table, load_lut_table(b, *t, who + " epilogue lut"));
+    e.slot = lut_slot(e.table);
+    for (std::size_t s = 0; s < 2; ++s) {
+        JANUS_TRY(e.applied[s], b.event(who + " epilogue applied " + std::to_string(s)));
+    }
+    return std::optional<EpilogueLut>(std::move(e));
 }
 
 }  // namespace janus::emit

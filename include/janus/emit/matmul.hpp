@@ -158,22 +158,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     }
     JANUS_TRY(Reg rt, b.reg("matmul rq table"));
     JANUS_TRY(Reg rd, b.reg("matmul DRAM offset"));
-    std::int64_t lut_slot = 0;  // the fused epilogue's table in LUT RAM, and its events
-    std::optional<Buffer> lut_table;
-    std::array<Event, 2> ll;
-    if (opt.lut) {
-        if (opt.lut->in != DType::i8 || opt.lut->out != DType::i8)
-            return refuse("lower-lut-type", "a fused epilogue table maps int8 to int8");
-        std::vector<std::uint8_t> bytes(256);
-        for (std::size_t v = 0; v < 256; ++v) bytes[v] = static_cast<std::uint8_t>(opt.lut->values[v]);
-        JANUS_TRY(Buffer t, load_constant(b, Mem::lut, bytes, "matmul epilogue lut"));
-        lut_slot = (t.address() - vnpu::sim::lut_base) / 256;
-        lut_table = std::move(t);
-        for (int s = 0; s < 2; ++s) {
-            JANUS_TRY(Event e, b.event("matmul epilogue applied " + std::to_string(s)));
-            ll[static_cast<std::size_t>(s)] = std::move(e);
-        }
-    }
+    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, opt.lut, "matmul"));
     std::array<Event, 2> la, mm, vv;
     for (int s = 0; s < 2; ++s) {
         JANUS_TRY(Event e1, b.event("matmul A loaded " + std::to_string(s)));
@@ -212,11 +197,11 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
                            Sync{&la[s], &mm[s]}));
         JANUS_CHECK(b.emit("li", {rt, tab.address() + t_at[static_cast<std::size_t>(j)]}));
         JANUS_CHECK(b.emit("vec.rq", {ro[s], racc[s], rt, nt, rows}, Sync{&mm[s], &vv[s]}));
-        if (opt.lut) JANUS_CHECK(b.emit("lut.apply", {ro[s], ro[s], lut_slot, rows * nt}, Sync{&vv[s], &ll[s]}));
+        if (epi) JANUS_CHECK(b.emit("lut.apply", {ro[s], ro[s], epi->slot, rows * nt}, Sync{&vv[s], &epi->applied[s]}));
         const std::int64_t width = std::min(nt, Np - j * nt);
         JANUS_CHECK(cfg(rows, nt, y.pitch));
         JANUS_CHECK(b.emit("li", {rd, static_cast<std::int64_t>(y.offset) + i * mt * y.pitch + j * nt}));
-        JANUS_CHECK(b.emit("dma.store", {y.region, rd, ro[s], width}, Sync{opt.lut ? &ll[s] : &vv[s], nullptr}));
+        JANUS_CHECK(b.emit("dma.store", {y.region, rd, ro[s], width}, Sync{epi ? &epi->applied[s] : &vv[s], nullptr}));
     }
     txn.commit();
     return ok_status();
