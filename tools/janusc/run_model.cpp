@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -124,6 +125,7 @@ struct PackageModel {
     std::vector<InputSpec> inputs;
     std::vector<std::string> outputs;
     std::size_t host_nodes = 0;
+    std::optional<graph::HostPlan> host;  ///< the host section, parsed once (run_package takes it)
 };
 
 janus::Result<PackageModel> package_model(const janus::package::Package& p, const std::string& path) {
@@ -133,13 +135,14 @@ janus::Result<PackageModel> package_model(const janus::package::Package& p, cons
         for (const auto& d : p.outputs) m.outputs.push_back(d.name);
         return m;
     }
-    JANUS_TRY(const graph::HostPlan h, graph::host_plan(p, path));
+    JANUS_TRY(graph::HostPlan h, graph::host_plan(p, path));
     const auto all = input_specs(h.graph);
     for (graph::ValueId v : h.model_inputs)
         for (std::size_t i = 0; i < h.graph.inputs.size(); ++i)
             if (h.graph.inputs[i] == v) m.inputs.push_back(all[i]);
     for (graph::ValueId v : h.graph.outputs) m.outputs.push_back(h.graph.value(v).name);
     m.host_nodes = h.graph.nodes.size();
+    m.host = std::move(h);
     return m;
 }
 
@@ -252,7 +255,9 @@ int cmd_run(const RunArgs& a) {
                   << " host nodes, engine npu\n";
         phase("inputs");
         janus::vnpu::sim::Report report;
-        auto out = graph::run_package(*p, *in, janus_tools::kernel_by_name, janusc::simulate, &report);
+        auto out = model->host ? graph::run_package(*p, *model->host, *in, janus_tools::kernel_by_name,
+                                                    janusc::simulate, &report)
+                               : graph::run_package(*p, *in, janus_tools::kernel_by_name, janusc::simulate, &report);
         if (!out) return run_error(out.error());
         phase("simulate");
         std::cout << "npu: " << report.cycles << " cycles\n";

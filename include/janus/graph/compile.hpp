@@ -393,9 +393,7 @@ inline Result<HostPlan> host_plan(const package::Package& p, const std::string& 
         if (g.value(v).name != p.outputs[i].name || !same_type(g.value(v), p.outputs[i]))
             return make_error(where, "input " + g.value(v).name, "host-program-output",
                               "graph input " + std::to_string(m + i) + " must be program output " + std::to_string(i) +
-                                  " '" + p.outputs[i].name +
-                                  "', int8 of the same shape and "
-                                  "quantization");
+                                  " '" + p.outputs[i].name + "', int8 of the same shape and quantization");
         h.program_outputs.push_back(v);
     }
     std::vector<bool> before(g.values.size(), false);  // known before the program runs
@@ -425,11 +423,10 @@ inline Result<HostPlan> host_plan(const package::Package& p, const std::string& 
 /// Run package `p`: its host prologue on the reference kernels (`kernel`), the program on the simulator, then its
 /// host epilogue. `inputs` are the model's: in p.inputs order for a package without a host section, in the host
 /// graph's model_inputs order with one. One output per model output.
-inline Result<std::vector<Tensor>> run_package(const package::Package& p, std::span<const Tensor> inputs,
-                                               KernelFn kernel, SimulateFn simulate,
+/// run_package with the host section already planned (host_plan(p) == h): the section is parsed once.
+inline Result<std::vector<Tensor>> run_package(const package::Package& p, const HostPlan& h,
+                                               std::span<const Tensor> inputs, KernelFn kernel, SimulateFn simulate,
                                                vnpu::sim::Report* report = nullptr, const ops::OpContext& ctx = {}) {
-    if (!p.host) return run_program(p, inputs, kernel, simulate, report, ctx);
-    JANUS_TRY(const HostPlan h, host_plan(p));
     const Graph& g = h.graph;
     JANUS_TRY(Env env, bind_inputs(g, inputs, h.model_inputs));
     for (std::size_t k = 0; k < h.prologue; ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, ctx));
@@ -442,6 +439,14 @@ inline Result<std::vector<Tensor>> run_package(const package::Package& p, std::s
     std::vector<Tensor> out;
     for (ValueId v : g.outputs) out.push_back(*env[static_cast<std::size_t>(v)]);
     return out;
+}
+
+inline Result<std::vector<Tensor>> run_package(const package::Package& p, std::span<const Tensor> inputs,
+                                               KernelFn kernel, SimulateFn simulate,
+                                               vnpu::sim::Report* report = nullptr, const ops::OpContext& ctx = {}) {
+    if (!p.host) return run_program(p, inputs, kernel, simulate, report, ctx);
+    JANUS_TRY(const HostPlan h, host_plan(p));
+    return run_package(p, h, inputs, kernel, simulate, report, ctx);
 }
 
 /// The program as assembly text (vnpu::print), with a `; node NAME (OP)` comment line before the instructions of

@@ -324,15 +324,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
     };
     std::vector<std::optional<Fusion>> fusion(g.nodes.size());  // producer -> what it computes for its activation
     std::vector<std::int64_t> fused_into(g.nodes.size(), -1);   // activation -> its producer
-    const auto unary_reader = [&](std::size_t r) {
-        bool unary = false;
-        ops::for_each_op([&](auto t) {
-            using O = typename decltype(t)::type;
-            if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>)
-                unary = unary || O::name.view() == g.nodes[r].op;
-        });
-        return unary;
-    };
+    const auto unary_reader = [&](std::size_t r) { return ops::is_unary_elementwise(g.nodes[r].op); };
     for (std::size_t k = *first; k <= *last; ++k) {
         const Node& n = g.nodes[k];
         if (!on_npu[k] || (n.op != "Conv" && n.op != "MatMul" && n.op != "Gemm")) continue;
@@ -418,6 +410,9 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
         L.log.push_back("value  " + g.value(o).name + ": " + p.str());
         return p;
     };
+    // What a producer's kernel applies for its fused activation (none: the full int8 range, no table).
+    const auto clamp_of = [&](std::size_t k) { return fusion[k] ? fusion[k]->clamp : emit::Clamp{}; };
+    const auto lut_of = [&](std::size_t k) { return fusion[k] ? fusion[k]->lut : std::nullopt; };
     // A producer with a fused activation writes the activation's output: its value shares that buffer.
     const auto place_result = [&](std::size_t k, const Placement& form) -> Placement {
         if (!fusion[k]) return place_output(k, form);
@@ -554,10 +549,9 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             const Placement y = place_result(k, form);
             const bool depthwise = cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
             L.log.push_back("node   " + node_what(g, k) + ": " + (depthwise ? "lower_depthwise" : "lower_conv"));
-            const emit::Clamp clamp = fusion[k] ? fusion[k]->clamp : emit::Clamp{};
+            const emit::Clamp clamp = clamp_of(k);
             st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp)
-                           : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(),
-                                              {0, 0, clamp, fusion[k] ? fusion[k]->lut : std::nullopt});
+                           : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp, lut_of(k)});
         } else if (n.op == "MatMul" && n.inputs.size() == 2 && g.value(n.inputs[0]).kind == ValueKind::constant &&
                    ins.size() == 1 && ins[0] == n.inputs[1]) {
             // seed B12: the weight on the left, Y = W X, lowered as it stands (emit::lower_matmul_left: the rows carry
@@ -571,8 +565,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             L.log.push_back("node   " + node_what(g, k) + ": lower_matmul_left M=" + std::to_string(wv.type.shape[0]) +
                             " K=" + std::to_string(wv.type.shape[1]));
             st = emit::lower_matmul_left(b, plan, const_data<std::int8_t>(wv), wv.type.shape[0], wv.type.shape[1],
-                                         x.matrix(), y.matrix(),
-                                         {0, 0, fusion[k] ? fusion[k]->clamp : emit::Clamp{}, std::nullopt});
+                                         x.matrix(), y.matrix(), {0, 0, clamp_of(k), std::nullopt});
         } else if (n.op == "Gemm" || n.op == "MatMul") {
             if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
                 ins[0] != n.inputs[0])
@@ -623,9 +616,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             const Placement y = place_result(k, form);
             L.log.push_back("node   " + node_what(g, k) + ": lower_matmul K=" + std::to_string(K) +
                             " N=" + std::to_string(N));
-            st = emit::lower_matmul(
-                b, *plan, x.matrix(), w, K, N, y.matrix(),
-                {0, 0, fusion[k] ? fusion[k]->clamp : emit::Clamp{}, fusion[k] ? fusion[k]->lut : std::nullopt}, bias);
+            st = emit::lower_matmul(b, *plan, x.matrix(), w, K, N, y.matrix(), {0, 0, clamp_of(k), lut_of(k)}, bias);
         } else if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" ||
                    n.op == "GlobalMaxPool") {
             if (in_place(0).form != Placement::Form::image)

@@ -531,14 +531,6 @@ namespace pass_detail {
 inline bool is_reduction(std::string_view op) {
     return op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" || op == "ReduceMin";
 }
-inline bool is_unary_elementwise(std::string_view op) {
-    bool r = false;
-    ops::for_each_op([&](auto t) {
-        using O = typename decltype(t)::type;
-        if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>) r = r || O::name.view() == op;
-    });
-    return r;
-}
 inline std::string ints_text(const Dims& d) {
     std::string s = "[";
     for (int i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
@@ -557,8 +549,7 @@ inline bool sink_through_unary(Graph& g, PassLog& log, std::set<std::string>& ke
         if (tn.op != "Transpose" || tn.inputs.size() != 1 || tn.outputs.size() != 1) continue;
         const ValueId t = tn.outputs[0];
         const auto readers = g.consumers(t);
-        if (readers.size() != 1 || g.is_output(t) || !pass_detail::is_unary_elementwise(g.nodes[readers[0]].op))
-            continue;
+        if (readers.size() != 1 || g.is_output(t) || !ops::is_unary_elementwise(g.nodes[readers[0]].op)) continue;
         const std::size_t j = readers[0];
         const std::string what = "sink-transpose: " + pass_detail::describe(g, g.nodes[j]) + " after Transpose";
         bool reaches = false;  // the chain of unary ops below U ends at a quantized reduction
@@ -570,7 +561,7 @@ inline bool sink_through_unary(Graph& g, PassLog& log, std::set<std::string>& ke
                 reaches = g.value(v).type.quant.has_value() && g.value(n.outputs[0]).type.quant.has_value();
                 break;
             }
-            if (!pass_detail::is_unary_elementwise(n.op)) break;
+            if (!ops::is_unary_elementwise(n.op)) break;
             v = n.outputs[0];
         }
         if (!reaches) {

@@ -9,6 +9,7 @@
 #include <array>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,16 @@ inline constexpr std::size_t op_count = decltype(boost::hana::length(all_ops))::
 template <class F>
 void for_each_op(F&& f) {
     boost::hana::for_each(all_ops, f);
+}
+
+/// Is `name` a unary elementwise op (ops/unary.hpp: one input, one 256-entry table on int8)?
+inline bool is_unary_elementwise(std::string_view name) {
+    bool r = false;
+    for_each_op([&](auto t) {
+        using O = typename decltype(t)::type;
+        if constexpr (std::is_base_of_v<unary_elementwise<O>, O>) r = r || O::name.view() == name;
+    });
+    return r;
 }
 
 namespace detail {
