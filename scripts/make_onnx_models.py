@@ -470,6 +470,7 @@ def bad_imports():
     return {
         "opset_11.onnx": m([relu], [x], [y], opset=11),
         "unknown_op.onnx": m([helper.make_node("Einsum", ["x"], ["y"], name="e", equation="ij->ij")], [x], [y]),
+        "internal_op.onnx": m([helper.make_node("Requantize", ["x"], ["y"], name="rq")], [x], [y]),
         "custom_domain.onnx": m([helper.make_node("Relu", ["x"], ["y"], name="r", domain="com.example")], [x], [y]),
         "undefined_input.onnx": m([helper.make_node("Relu", ["nowhere"], ["y"], name="r")], [x], [y]),
         "reshape_shape_not_constant.onnx": m([helper.make_node("Reshape", ["x", "x"], ["y"], name="reshape")],

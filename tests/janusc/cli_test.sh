@@ -255,5 +255,20 @@ run 2 "$J" run "$SRC/tests/onnx/bad_import/opset_11.onnx" -o "$T/none" --engine 
 has "$T/err" "[onnx-opset]"
 [ ! -e "$T/none" ] && ok || fail "a failed run created its output directory"
 
+# 10. support: the generated table is docs/SUPPORTED_OPS.md (stale -> fail; JANUSC_UPDATE_GOLDEN=1 rewrites it), the
+# same bytes from another directory, and bad input refused without writing
+run 0 "$J" support --fuzz-corpus "$SRC/fuzz/corpus/graph_diff" -o "$T/supported.md"
+if [ "${JANUSC_UPDATE_GOLDEN:-0}" = 1 ]; then cp "$T/supported.md" "$SRC/docs/SUPPORTED_OPS.md"; fi
+same "$T/supported.md" "$SRC/docs/SUPPORTED_OPS.md" "docs/SUPPORTED_OPS.md is stale (regenerate: janusc support)"
+(cd "$T" && "$J" support --fuzz-corpus "$SRC/fuzz/corpus/graph_diff" >"$T/supported2.md") && ok || fail "support from another directory"
+same "$T/supported2.md" "$T/supported.md" "support to stdout from another directory"
+has "$T/supported.md" "| Conv | op: int8 inside QDQ, else float32 | int8, float32 |"
+run 0 "$J" support
+has "$T/out" "| unconfirmed | unconfirmed |"
+run 2 "$J" support --fuzz-corpus "$T/nowhere"
+has "$T/err" "nowhere: error: --fuzz-corpus is not a directory [file-readable]"
+run 2 "$J" support -o "$T/no/such/dir/s.md"
+[ ! -e "$T/no" ] && ok || fail "a failed support wrote something"
+
 echo "janusc cli tests: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -61,6 +61,14 @@ int cmd_inspect(const std::string& path);
 /// janusc disasm MODEL.jpk: the package's program as annotated assembly (on stdout, or into `out`).
 int cmd_disasm_package(const std::string& path, const std::string& out);
 
+struct SupportArgs {
+    std::string fuzz_corpus;  ///< graph_diff's seed corpus: the ops it fuzzes (none given: "unconfirmed")
+    std::string output;       ///< write the Markdown here (atomically) instead of standard output
+};
+
+/// janusc support: every op with its evidence levels, the probes run now (graph/support.hpp).
+int cmd_support(const SupportArgs& a);
+
 /// vnpu::sim::run, instantiated in main.cpp only (graph::SimulateFn).
 janus::vnpu::sim::Report simulate(std::span<const janus::vnpu::Instr> program, janus::vnpu::sim::Machine& machine,
                                   janus::vnpu::sim::Options options);

@@ -244,6 +244,12 @@ int main(int argc, char** argv) {
     verify->add_option("-i,--input", v.inputs, "NAME=FILE.npy for each graph input (default: seeded inputs)");
     verify->add_option("--seed", v.seed, "seed of the generated inputs (default 1)");
 
+    janusc::SupportArgs sup;
+    auto* support = app.add_subcommand(
+        "support", "every op with its evidence: import, reference, emitters, lowering, bit-exact simulation (Markdown)");
+    support->add_option("--fuzz-corpus", sup.fuzz_corpus, "graph_diff's seed corpus (fuzz/corpus/graph_diff)");
+    support->add_option("-o,--output", sup.output, "write the table here (default: standard output)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -258,6 +264,7 @@ int main(int argc, char** argv) {
         if (verify->parsed()) return janusc::cmd_verify(v);
         if (compile->parsed()) return janusc::cmd_compile(c);
         if (inspect->parsed()) return janusc::cmd_inspect(inspect_in);
+        if (support->parsed()) return janusc::cmd_support(sup);
         return cmd_sim(s);
     } catch (const std::exception& e) {
         std::cerr << "janusc: internal error: " << e.what() << " (please report it)\n";

@@ -28,6 +28,8 @@
 // Rules: onnx-opset, onnx-domain, onnx-op (not in the registry),
 // onnx-undefined (a name read before it is defined), onnx-constant-input, onnx-quant (parameters that are not
 // constants or a tensor read under two quantizations), onnx-graph-io, plus every error of the op's own `infer`.
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -46,6 +48,27 @@
 namespace janus::graph {
 
 inline constexpr std::int64_t min_opset = 13, max_opset = 17;
+
+/// ONNX op types the importer takes that are no op of the registry: it rewrites them into registry ops.
+inline constexpr std::array<std::string_view, 4> importer_only_ops{"QLinearConv", "QLinearMatMul", "Identity",
+                                                                   "Constant"};
+/// Registry ops that are no ONNX op type: the importer creates them, and an ONNX node of that name is refused.
+inline constexpr std::array<std::string_view, 1> internal_ops{"Requantize"};
+
+/// How the importer takes ONNX op type `op` (default domain), or "" when it refuses it (janusc support).
+inline std::string_view onnx_import_form(std::string_view op) {
+    for (auto n : internal_ops)
+        if (n == op) return {};
+    if (op == "QuantizeLinear" || op == "DequantizeLinear")
+        return "QDQ: the quantization of the tensors it reads or writes";
+    if (op == "QLinearConv" || op == "QLinearMatMul") return "QOperator: Conv / MatMul with the node's parameters";
+    if (op == "ConvInteger" || op == "MatMulInteger") return "int32 output; zero points as a scale-1 quantization";
+    if (op == "Identity") return "removed";
+    if (op == "Constant") return "a constant";
+    for (auto n : ops::op_names)
+        if (n == op) return "op: int8 inside QDQ, else float32";
+    return {};
+}
 
 namespace import_detail {
 
@@ -70,11 +93,7 @@ inline const ConstInput* const_input(std::string_view op, std::size_t index) {
 
 inline bool is_activation(std::string_view op) { return op == "Relu" || op == "Clip"; }
 
-inline bool known_op(std::string_view op) {
-    for (auto n : ops::op_names)
-        if (n == op) return true;
-    return false;
-}
+inline bool known_op(std::string_view op) { return !onnx_import_form(op).empty(); }
 
 class Importer {
 public:
@@ -414,7 +433,11 @@ private:
         if (op == "QuantizeLinear") return quantize(n);
         if (op == "QLinearConv" || op == "QLinearMatMul") return qlinear(n);
         if (op == "ConvInteger" || op == "MatMulInteger") return integer(n);
-        if (!known_op(op)) return err(n, "onnx-op", "Janus has no operator '" + op + "'");
+        if (!known_op(op))
+            return err(n, "onnx-op",
+                       std::find(internal_ops.begin(), internal_ops.end(), op) != internal_ops.end()
+                           ? "'" + op + "' is an op of Janus's own IR, not an ONNX op type"
+                           : "Janus has no operator '" + op + "'");
         if (n.outputs.size() != 1)
             return err(n, "onnx-op", op + " with " + std::to_string(n.outputs.size()) + " outputs");
         return regular(n);
