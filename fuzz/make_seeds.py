@@ -706,7 +706,8 @@ def seeds_graph_diff():
     tests/graph/passes/ (not their .after.ir goldens, and not the 64-channel BatchNorm, whose bias search is slow),
     the imported fixtures of tests/graph/text/, and two graphs of the ops the lowering takes: a depthwise Conv,
     MaxPool, a LUT, GlobalAveragePool, Flatten and MatMul; a 1x1 Conv, Relu, a squeeze-and-excite Mul by its own
-    [1, C, 1, 1] GlobalAveragePool, a residual Add and AveragePool."""
+    [1, C, 1, 1] GlobalAveragePool, a residual Add and AveragePool; and the data movement, reductions and Resize
+    (Pad, Transpose, Slice, ReduceMax, Resize, Concat, ReduceMin, Expand, ReduceMean, ReduceSum); a ConvTranspose."""
     root = FUZZ_DIR.parent / "tests" / "graph"
     seeds = {}
     for p in sorted((root / "passes").glob("*.ir")):
@@ -729,6 +730,33 @@ def seeds_graph_diff():
   const %w: int8[8,4] q(int8 s=0.01 zp=0) = {hx(32, lambda i: (i * 37 + 11) % 51 - 25)}
   %y: int8[1,4] q(int8 s=0.02 zp=1) = MatMul(%f, %w)
   output %y
+}}
+""".encode()
+    seeds["movement.ir"] = f"""graph movement {{
+  input %x: int8[1,16,4,4] q(int8 s=0.05 zp=-3)
+  const %w: int8[16,16,1,1] q(int8 s=0.02 zp=0) = {hx(256, lambda i: (i * 41 + 5) % 57 - 28)}
+  %c: int8[1,16,4,4] q(int8 s=0.1 zp=0) = Conv(%x, %w) {{kernel_shape=[1, 1]}}
+  %p: int8[1,16,6,6] q(int8 s=0.1 zp=0) = Pad(%c) {{pads=[0, 0, 1, 1, 0, 0, 1, 1]}}
+  %t: int8[1,16,6,6] q(int8 s=0.1 zp=0) = Transpose(%p) {{perm=[0, 1, 3, 2]}}
+  %s: int8[1,16,3,6] q(int8 s=0.1 zp=0) = Slice(%t) {{starts=[0], ends=[6], axes=[2], steps=[2]}}
+  %e: int8[1,16,4,1] q(int8 s=0.05 zp=-3) = ReduceMax(%x) {{axes=[3], keepdims=1}}
+  %r: int8[1,16,3,6] q(int8 s=0.05 zp=-3) = Resize(%e) {{mode="nearest", sizes=[1, 16, 3, 6]}}
+  %r2: int8[1,16,3,6] q(int8 s=0.1 zp=0) = Requantize(%r) {{dtype="int8"}}
+  %k: int8[1,32,3,6] q(int8 s=0.1 zp=0) = Concat(%s, %r2) {{axis=1}}
+  %g: int8[1,32,1,6] q(int8 s=0.1 zp=0) = ReduceMin(%k) {{axes=[2]}}
+  %x2: int8[1,32,3,6] q(int8 s=0.1 zp=0) = Expand(%g) {{shape=[1, 32, 3, 6]}}
+  %m: int8[1,32] q(int8 s=0.07 zp=4) = ReduceMean(%x2) {{axes=[2, 3], keepdims=0}}
+  %q: int8[1,32,1,1] q(int8 s=0.3 zp=-2) = ReduceSum(%k) {{axes=[2, 3]}}
+  output %m
+  output %q
+}}
+""".encode()
+    seeds["conv_transpose.ir"] = f"""graph conv_transpose {{
+  input %x: int8[1,16,3,3] q(int8 s=0.05 zp=-3)
+  const %w: int8[16,8,3,3] q(int8 s=0.01 zp=0) = {hx(1152, lambda i: (i * 23 + 9) % 45 - 22)}
+  %a: int8[1,8,6,6] q(int8 s=0.2 zp=1) = ConvTranspose(%x, %w) {{kernel_shape=[3, 3], pads=[1, 1, 0, 0], strides=[2, 2]}}
+  %r: int8[1,8,6,6] q(int8 s=0.2 zp=1) = Relu(%a)
+  output %r
 }}
 """.encode()
     seeds["residual.ir"] = f"""graph residual {{

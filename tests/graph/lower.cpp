@@ -658,8 +658,8 @@ TEST_CASE("lowering refusals name the node and the rule") {
     refused(
         "graph g {\n  input %x: int8[1,16,4,4] q(int8 s=0.1 zp=0)\n"
         "  %a: int8[1,16,4,4] q(int8 s=0.1 zp=0) = Relu(%x)\n"
-        "  %b: int8[1,4,4,16] q(int8 s=0.1 zp=0) = Transpose(%a) {perm=[0,2,3,1]}\n  output %b\n}\n",
-        "lower-op", "node 1 (Transpose)");
+        "  %b: int8[1,16,4,4] q(int8 s=0.00390625 zp=-128) = Softmax(%a) {axis=1}\n  output %b\n}\n",
+        "lower-op", "node 1 (Softmax)");
     // a kernel that does not fit the real LMEM (seed C4: the budget, not the encoding, refuses it)
     refused(
         "graph g {\n  input %x: int8[1,16,1,20000] q(int8 s=0.1 zp=0)\n"

@@ -5,13 +5,19 @@
 //   - Partition. Nodes marked @host, and nodes whose data inputs or output are not int8, run on the host. They must
 //     all come before the first NPU node (the prologue: QuantizeLinear of a float input, the uint8 -> int8
 //     Requantize of a QOperator input) or after the last one (the epilogue: DequantizeLinear of an output). A host
-//     node between NPU nodes is refused (lower-partition): a program with several NPU segments is not built yet. A node that could run on the NPU but whose emitter
-//     refuses it fails the lowering with the emitter's own rule: it is never moved to the host silently.
+//     node between NPU nodes is refused (lower-partition): a program with several NPU segments is not built yet. A
+//     node that could run on the NPU but whose emitter refuses it fails the lowering with the emitter's own rule: it
+//     is never moved to the host silently.
 //   - Layout (seed B3). A rank-4 [1, C, H, W] value is an NHWC image, pixels round16(C) bytes apart (the padding
 //     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. Flatten or
 //     Reshape of an image to [1, C*H*W] is a view of the same bytes and emits no code: its logical column
 //     c*H*W + p is byte p*pitch + c, and a MatMul / Gemm reading it permutes its constant weight rows to match. Any
 //     other rank, or a batch other than 1, is refused (lower-layout).
+//   - Data movement, reductions, Resize (lower_array_op): the op runs on its operands' physical arrays (an image is
+//     the row-major [1, H, W, C]) with its attributes renumbered from logical to physical axes; an op whose
+//     physical result is not the output's physical order is refused (lower-layout), and what the DMA cannot move
+//     inside a 16-B granule is the emitter's lower-<op>-inner. ConvTranspose stuffs its input into a scratch buffer
+//     that lives for its own kernel.
 //   - Memory (seed C5). The values crossing into the segment are in the input region (2), the values the host reads
 //     after it in the output region (3), constants in the weights region (0), and every other value in the scratch
 //     region (1). Scratch is a first-fit arena: a buffer is freed after its last NPU reader, and an output is placed
@@ -46,11 +52,15 @@
 #include <janus/emit/matmul.hpp>
 #include <janus/emit/movement.hpp>
 #include <janus/emit/pool.hpp>
+#include <janus/emit/reduce.hpp>
+#include <janus/emit/resize.hpp>
 #include <janus/graph/ir.hpp>
 #include <janus/ops/binary.hpp>
 #include <janus/ops/conv.hpp>
 #include <janus/ops/matmul.hpp>
 #include <janus/ops/pool.hpp>
+#include <janus/ops/reduction.hpp>
+#include <janus/ops/resize.hpp>
 #include <janus/ops/unary.hpp>
 
 namespace janus::graph {
@@ -218,6 +228,186 @@ inline Result<std::shared_ptr<const expr::Table256>> unary_table(const Node& n, 
     });
     if (!r) return std::shared_ptr<const expr::Table256>{};
     return std::move(*r);
+}
+
+/// A placement as emit/movement.hpp's row-major array in PHYSICAL axis order: an image [1, C, H, W] is the array
+/// [1, H, W, C], a matrix [M, K] is itself. Physical axis j holds logical axis order[j]. A matrix whose columns are
+/// mapped (a flattened image's view) has no such array.
+struct PhysicalArray {
+    emit::DramArray array;
+    std::vector<std::int64_t> order;
+    /// The physical axis of logical axis `a` (normalized).
+    std::int64_t axis(std::int64_t a) const { return std::find(order.begin(), order.end(), a) - order.begin(); }
+};
+
+inline Result<PhysicalArray> physical(const Placement& p, const ops::TensorType& t, const std::string& what) {
+    if (!p.columns.empty())
+        return make_error(what, "", "lower-layout",
+                          "a flattened image (its columns are NHWC bytes) is read by a MatMul or Gemm only");
+    PhysicalArray a;
+    std::vector<std::int64_t> shape;
+    if (p.form == Placement::Form::image)
+        a.order = {0, 2, 3, 1}, shape = {1, p.h, p.w, p.c};
+    else
+        a.order = {0, 1}, shape = {p.h, p.c};
+    std::optional<numeric::QuantParams> q = t.quant;
+    if (q && q->axis) q->axis = static_cast<int>(a.axis(*q->axis));
+    a.array = emit::DramArray{p.region, p.offset, std::move(shape), p.pitch, std::move(q)};
+    return a;
+}
+
+/// `a` normalized against `rank` (the op's own checks have accepted it: the reference engine ran the node).
+inline std::int64_t norm_axis(std::int64_t a, std::size_t rank) {
+    return a < 0 ? a + static_cast<std::int64_t>(rank) : a;
+}
+
+/// Layout assignment for ops that move, reduce or resample (seed B3): the op runs on its operands' physical arrays
+/// with its attributes renumbered from logical to physical axes, so the emitter, which applies the host's own index
+/// mapping to the arrays it is given, moves exactly the bytes the logical op moves. Reductions combine the same
+/// elements in either order (integer sums, max, min). An op whose physical result would not be the output's
+/// physical order (a reshape between images, a reduction that drops an axis the output keeps in another place) is
+/// refused with lower-layout. `how` is the log's description.
+inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const PhysicalArray> xs, const PhysicalArray& y,
+                             const std::string& what, std::string& how) {
+    const PhysicalArray& x = xs[0];
+    const std::size_t rank = x.order.size();
+    const auto same_order = [&]() -> Status {
+        for (const auto& o : xs)
+            if (o.order != y.order)
+                return make_error(what, "", "lower-layout",
+                                  n.op +
+                                      " between an image and a matrix changes the physical axis order; it is not "
+                                      "lowered (the host runs it)");
+        return ok_status();
+    };
+    const auto reduce = [&]<class Op>(auto lower) -> Status {
+        JANUS_TRY(auto a, attrs_of<typename Op::Attrs>(n.attrs, Op::schema, what));
+        std::vector<std::int64_t> logical = a.axes;
+        if (logical.empty() && a.noop_with_empty_axes == 0)
+            for (std::size_t k = 0; k < rank; ++k) logical.push_back(static_cast<std::int64_t>(k));
+        std::vector<bool> reduced(rank, false);
+        for (auto ax : logical) reduced[static_cast<std::size_t>(norm_axis(ax, rank))] = true;
+        a.axes.clear();
+        for (std::size_t j = 0; j < rank; ++j)
+            if (reduced[static_cast<std::size_t>(x.order[j])]) a.axes.push_back(static_cast<std::int64_t>(j));
+        // the physical result's axes, as logical axes of the output, must be the output's physical order
+        std::vector<std::int64_t> result;
+        for (std::size_t j = 0; j < rank; ++j) {
+            const auto l = x.order[j];
+            if (a.keepdims) {
+                result.push_back(l);
+            } else if (!reduced[static_cast<std::size_t>(l)]) {
+                std::int64_t below = 0;
+                for (std::int64_t m = 0; m < l; ++m) below += reduced[static_cast<std::size_t>(m)] ? 1 : 0;
+                result.push_back(l - below);
+            }
+        }
+        if (result != y.order)
+            return make_error(what, "", "lower-layout",
+                              n.op +
+                                  " over these axes does not keep the NHWC order of what remains; it is not "
+                                  "lowered (the host runs it)");
+        const ops::TensorType xt{DType::i8, x.array.dims(), x.array.quant};
+        const ops::TensorType yt{DType::i8, y.array.dims(), y.array.quant};
+        JANUS_TRY(const ops::ReducePlan plan, Op::plan(xt, a, yt));
+        how = "lower_" + n.op + " over physical axes" + [&] {
+            std::string s;
+            for (auto ax : a.axes) s += " " + std::to_string(ax);
+            return s;
+        }();
+        const emit::DramRows xr{x.array.region, x.array.offset, x.array.dims(), x.array.pitch};
+        const emit::DramRows yr{y.array.region, y.array.offset, y.array.dims(), y.array.pitch};
+        return lower(b, plan, xr, yr);
+    };
+    if (n.op == "ReduceSum")
+        return reduce.template operator()<ops::ReduceSum>([](auto& bb, const auto& p, const auto& xr, const auto& yr) {
+            return emit::lower_reduce_sum(bb, p, xr, yr);
+        });
+    if (n.op == "ReduceMean")
+        return reduce.template operator()<ops::ReduceMean>([](auto& bb, const auto& p, const auto& xr, const auto& yr) {
+            return emit::lower_reduce_mean(bb, p, xr, yr);
+        });
+    if (n.op == "ReduceMax")
+        return reduce.template operator()<ops::ReduceMax>([](auto& bb, const auto& p, const auto& xr, const auto& yr) {
+            return emit::lower_reduce_max(bb, p, xr, yr);
+        });
+    if (n.op == "ReduceMin")
+        return reduce.template operator()<ops::ReduceMin>([](auto& bb, const auto& p, const auto& xr, const auto& yr) {
+            return emit::lower_reduce_min(bb, p, xr, yr);
+        });
+    if (n.op == "Resize") {  // emit::lower_resize takes the logical (NCHW) attributes and an NHWC image
+        if (x.order.size() != 4 || y.order.size() != 4)
+            return make_error(what, "", "lower-layout", "Resize lowers on [1, C, H, W] images");
+        JANUS_TRY(auto a, attrs_of<ops::Resize::Attrs>(n.attrs, ops::Resize::schema, what));
+        how = "lower_resize";
+        return emit::lower_resize(b, a, x.array, y.array);
+    }
+    JANUS_CHECK(same_order());
+    if (n.op == "Transpose") {
+        JANUS_TRY(auto a, attrs_of<ops::Transpose::Attrs>(n.attrs, ops::Transpose::schema, what));
+        std::vector<std::int64_t> perm = a.perm;
+        if (perm.empty())
+            for (std::size_t k = rank; k-- > 0;) perm.push_back(static_cast<std::int64_t>(k));
+        a.perm.clear();  // output physical axis i is output logical axis y.order[i] = input logical perm[that]
+        for (std::size_t i = 0; i < rank; ++i) a.perm.push_back(x.axis(perm[static_cast<std::size_t>(y.order[i])]));
+        how = "lower_transpose";
+        return emit::lower_transpose(b, a, x.array, y.array);
+    }
+    if (n.op == "Slice") {
+        JANUS_TRY(auto a, attrs_of<ops::Slice::Attrs>(n.attrs, ops::Slice::schema, what));
+        if (a.axes.empty())
+            for (std::size_t k = 0; k < a.starts.size(); ++k) a.axes.push_back(static_cast<std::int64_t>(k));
+        for (auto& ax : a.axes) ax = x.axis(norm_axis(ax, rank));
+        how = "lower_slice";
+        return emit::lower_slice(b, a, x.array, y.array);
+    }
+    if (n.op == "Pad") {
+        JANUS_TRY(auto a, attrs_of<ops::Pad::Attrs>(n.attrs, ops::Pad::schema, what));
+        if (a.pads.size() == 2 * rank) {
+            std::vector<std::int64_t> p(2 * rank);
+            for (std::size_t j = 0; j < rank; ++j) {
+                p[j] = a.pads[static_cast<std::size_t>(x.order[j])];
+                p[rank + j] = a.pads[rank + static_cast<std::size_t>(x.order[j])];
+            }
+            a.pads = std::move(p);
+        }
+        how = "lower_pad";
+        return emit::lower_pad(b, a, x.array, y.array);
+    }
+    if (n.op == "Concat") {
+        JANUS_TRY(auto a, attrs_of<ops::Concat::Attrs>(n.attrs, ops::Concat::schema, what));
+        a.axis = x.axis(norm_axis(a.axis, rank));
+        std::vector<emit::DramArray> arrays;
+        for (const auto& o : xs) arrays.push_back(o.array);
+        how = "lower_concat";
+        return emit::lower_concat(b, a, arrays, y.array);
+    }
+    if (n.op == "Expand") {
+        JANUS_TRY(auto a, attrs_of<ops::Expand::Attrs>(n.attrs, ops::Expand::schema, what));
+        a.shape = y.array.shape;
+        how = "lower_expand";
+        return emit::lower_expand(b, a, x.array, y.array);
+    }
+    if (n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze") {
+        if (x.order != std::vector<std::int64_t>{0, 1})  // matrices: the logical order is the physical one
+            return make_error(what, "", "lower-layout",
+                              n.op +
+                                  " of an image is lowered only as the flatten view [1, C, H, W] -> "
+                                  "[1, C*H*W]; the host runs it");
+        JANUS_TRY(auto a,
+                  attrs_of<ops::Reshape::Attrs>(ops::AttrMap{{"shape", y.array.shape}}, ops::Reshape::schema, what));
+        how = "lower_reshape";
+        return emit::lower_reshape(b, a, x.array, y.array);
+    }
+    return make_error(what, "", "lower-op", n.op + " is not an array op");
+}
+
+/// Ops lower_array_op takes.
+inline bool array_op(std::string_view op) {
+    for (std::string_view o : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "Resize", "Transpose", "Slice",
+                               "Pad", "Concat", "Expand", "Reshape", "Flatten", "Squeeze", "Unsqueeze"})
+        if (o == op) return true;
+    return false;
 }
 
 template <class T>
@@ -552,6 +742,33 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             const emit::Clamp clamp = clamp_of(k);
             st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp)
                            : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp, lut_of(k)});
+        } else if (n.op == "ConvTranspose") {
+            // the input zero-stuffed into a DRAM scratch image, then a Conv (emit/conv.hpp lower_conv_transpose)
+            JANUS_TRY(auto a, attrs_of<ops::ConvTranspose::Attrs>(n.attrs, ops::ConvTranspose::schema, what));
+            if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1)
+                return make_error(what, "", "lower-conv-weights", "the weights must be a constant");
+            const Value& wv = g.value(n.inputs[1]);
+            if (in_place(0).form != Placement::Form::image || form.form != Placement::Form::image ||
+                wv.type.shape.size() != 4)
+                return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
+            JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, out.type.shape[1], true, what));
+            std::vector<std::int32_t> bias;
+            if (n.inputs.size() > 2 && n.inputs[2] != no_value) {
+                const Value& bv = g.value(n.inputs[2]);
+                if (bv.kind != ValueKind::constant || bv.type.dtype != DType::i32)
+                    return make_error(what, "bias", "lower-conv-bias", "the bias must be a constant int32 tensor");
+                bias = const_data<std::int32_t>(bv);
+            }
+            const Placement x = in_place(0);
+            const Placement y = place_output(k, form);
+            JANUS_TRY(emit::DramImage stuffed, emit::conv_transpose_scratch(types[0], types[1], a, 1, 0));
+            // the stuffed image lives for this kernel only: the barrier before the next kernel ends its last read
+            stuffed.offset = scratch.allocate(stuffed.h * stuffed.w * stuffed.cpitch);
+            L.log.push_back("node   " + node_what(g, k) + ": lower_conv_transpose (stuffed input: scratch @" +
+                            std::to_string(stuffed.offset) + ", " + std::to_string(stuffed.h) + "x" +
+                            std::to_string(stuffed.w) + ")");
+            st = emit::lower_conv_transpose(b, plan, types[0], *wv.data, a, bias, x.image(), stuffed, y.image());
+            scratch.release(stuffed.offset);
         } else if (n.op == "MatMul" && n.inputs.size() == 2 && g.value(n.inputs[0]).kind == ValueKind::constant &&
                    ins.size() == 1 && ins[0] == n.inputs[1]) {
             // seed B12: the weight on the left, Y = W X, lowered as it stands (emit::lower_matmul_left: the rows carry
@@ -687,6 +904,19 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             const Placement y = place_output(k, form);
             L.log.push_back("node   " + node_what(g, k) + ": lower_lut (the requantization's table)");
             st = emit::lower_lut(b, table, x.flat(), y.flat());
+        } else if (array_op(n.op)) {
+            if (ins.size() != n.inputs.size())
+                return make_error(what, "", "lower-op", "a constant operand of " + n.op + " is not lowered yet");
+            std::vector<PhysicalArray> xs;
+            for (std::size_t i = 0; i < ins.size(); ++i) {
+                JANUS_TRY(PhysicalArray a, physical(in_place(i), types[i], what));
+                xs.push_back(std::move(a));
+            }
+            const Placement y = place_output(k, form);
+            JANUS_TRY(const PhysicalArray ya, physical(y, out.type, what));
+            std::string how;
+            st = lower_array_op(b, n, xs, ya, what, how);
+            if (st.ok()) L.log.push_back("node   " + node_what(g, k) + ": " + how);
         } else {
             std::shared_ptr<const expr::Table256> table;
             if (ins.size() == 1 && types[0].quant && out.type.quant) {
