@@ -156,6 +156,37 @@ def qdq_conv_relu_shared(rng):
                  "qdq_conv_relu_shared")
 
 
+def qdq_unet_tiny(rng):
+    """QDQ int8, a tiny encoder-decoder: Conv + Relu, MaxPool, Conv + Relu, nearest Resize 2x back up, Concat with
+    the skip connection along the channels, Pad of H and W, ReduceMean over H and W, Reshape to a row. The data
+    movement keeps its input's parameters (as exporters do), so the importer quantizes every op; the lowering runs
+    the movement and the reduction on NHWC arrays (graph/lower.hpp lower_array_op)."""
+    b = QDQ(rng)
+    x, s = b.qdq("input", -1.0, 1.0)
+    a, sa = b.conv(x, s, 3, 16, 3, act="relu", out_range=(0.0, 4.0))
+    p = b.uid("pool")
+    b.nodes.append(helper.make_node("MaxPool", [a], [p], name=b.uid("MaxPool"), kernel_shape=[2, 2], strides=[2, 2]))
+    p, _ = b.qdq(p, 0.0, 4.0)
+    c, _ = b.conv(p, sa, 16, 16, 3, act="relu", out_range=(0.0, 4.0))
+    u = b.uid("up")
+    scales = b.const(b.uid("scales"), np.array([1, 1, 2, 2], np.float32))
+    b.nodes.append(helper.make_node("Resize", [c, "", scales], [u], name=b.uid("Resize"), mode="nearest"))
+    u, _ = b.qdq(u, 0.0, 4.0)
+    k = b.uid("cat")
+    b.nodes.append(helper.make_node("Concat", [u, a], [k], name=b.uid("Concat"), axis=1))
+    k, _ = b.qdq(k, 0.0, 4.0)
+    d = b.uid("pad")
+    pads = b.const(b.uid("pads"), np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))
+    b.nodes.append(helper.make_node("Pad", [k, pads], [d], name=b.uid("Pad")))
+    d, _ = b.qdq(d, 0.0, 4.0)
+    m = b.uid("mean")
+    b.nodes.append(helper.make_node("ReduceMean", [d], [m], name=b.uid("ReduceMean"), axes=[2, 3], keepdims=1))
+    m, _ = b.qdq(m, 0.0, 2.0)
+    shape = b.const(b.uid("shape"), np.array([1, 32], np.int64))
+    b.nodes.append(helper.make_node("Reshape", [m, shape], ["output"], name=b.uid("Reshape")))
+    return model(b.nodes, [f32("input", [1, 3, 8, 8])], [f32("output", [1, 32])], b.inits, "qdq_unet_tiny")
+
+
 def qdq_conv_bn(rng):
     """QDQ int8: Conv 3x3 with its own output quantization, then a BatchNormalization with float statistics (as an
     exporter leaves it when it does not fold), quantized again; float graph input and output (seeds A6, A8)."""
@@ -314,6 +345,7 @@ FIXTURE_MODELS = {
     "mobilenet_v2_tiny": lambda rng: mobilenet_v2(rng, 32, 0.25, TINY_BLOCKS, 10),
     "qdq_conv_bn": qdq_conv_bn,
     "qdq_conv_relu_shared": qdq_conv_relu_shared,
+    "qdq_unet_tiny": qdq_unet_tiny,
 }
 
 
@@ -587,6 +619,30 @@ def run_onnx_semantics(m, feeds):
             za = np.asarray(i[2]).astype(np.int64).reshape(-1, 1) if len(i) > 2 and i[2] is not None else 0
             zb = np.asarray(i[3]).astype(np.int64) if len(i) > 3 and i[3] is not None else 0
             r = ((i[0].astype(np.int64) - za) @ (i[1].astype(np.int64) - zb)).astype(np.int32)
+        elif op == "MaxPool":  # no padding, no dilation: what the fixtures use
+            (kh, kw), (sh, sw) = a["kernel_shape"], a.get("strides", [1, 1])
+            oh, ow = (i[0].shape[2] - kh) // sh + 1, (i[0].shape[3] - kw) // sw + 1
+            r = np.full(i[0].shape[:2] + (oh, ow), -np.inf)
+            for y in range(kh):
+                for x in range(kw):
+                    r = np.maximum(r, i[0][:, :, y:y + sh * (oh - 1) + 1:sh, x:x + sw * (ow - 1) + 1:sw])
+        elif op == "Resize":  # nearest, half_pixel, round_prefer_floor (the opset 13 defaults), from scales
+            assert a.get("mode", b"nearest") == b"nearest"
+            r = i[0]
+            for ax, sc in enumerate(i[2]):
+                n_in = r.shape[ax]
+                n_out = int(np.floor(n_in * sc))
+                src = np.ceil((np.arange(n_out) + 0.5) / sc - 0.5 - 0.5).astype(np.int64)  # round half down
+                r = np.take(r, np.clip(src, 0, n_in - 1), axis=ax)
+        elif op == "Concat":
+            r = np.concatenate(i, axis=a["axis"])
+        elif op == "Pad":  # constant mode
+            p = i[1]
+            h = len(p) // 2
+            v = i[2] if len(i) > 2 and i[2] is not None else 0
+            r = np.pad(i[0], [(p[k], p[h + k]) for k in range(h)], constant_values=v)
+        elif op == "ReduceMean":
+            r = i[0].mean(axis=tuple(a["axes"]), keepdims=bool(a.get("keepdims", 1)))
         elif op == "Identity":
             r = i[0]
         else:
@@ -613,7 +669,7 @@ def semantics_files(name, m, rng):
 
 
 SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny", "qdq_conv_bn",
-             "integer_ops", "qdq_conv_relu_shared")
+             "integer_ops", "qdq_conv_relu_shared", "qdq_unet_tiny")
 
 
 def main():

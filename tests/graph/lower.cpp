@@ -112,7 +112,7 @@ std::size_t verify_clean(const graph::Graph& g, const graph::LoweredGraph& l) {
 
 TEST_CASE("every fixture runs on the NPU engine bit-identical to the reference, outputs and every intermediate") {
     for (const std::string stem : {"qdq_conv_relu", "qdq_uint8_add_sigmoid", "qop_conv_matmul", "qdq_float_tail",
-                                   "mobilenet_v2_tiny", "qdq_conv_bn", "qdq_conv_relu_shared"}) {
+                                   "mobilenet_v2_tiny", "qdq_conv_bn", "qdq_conv_relu_shared", "qdq_unet_tiny"}) {
         CAPTURE(stem);
         const graph::Graph g = fixture(stem);
         const graph::LoweredGraph kept = lower(g, true);
@@ -230,8 +230,9 @@ TEST_CASE("verify_engines names the first node where the engines disagree") {
 }
 
 TEST_CASE("a compiled package runs bit-identical to the reference, and its bytes are the same on every compile") {
-    for (const std::string stem : {"qdq_conv_relu", "qdq_uint8_add_sigmoid", "qop_conv_matmul", "mobilenet_v2_tiny",
-                                   "qdq_conv_bn", "qdq_float_tail", "integer_ops", "qdq_conv_relu_shared"}) {
+    for (const std::string stem :
+         {"qdq_conv_relu", "qdq_uint8_add_sigmoid", "qop_conv_matmul", "mobilenet_v2_tiny", "qdq_conv_bn",
+          "qdq_float_tail", "integer_ops", "qdq_conv_relu_shared", "qdq_unet_tiny"}) {
         CAPTURE(stem);
         const graph::Graph g = fixture(stem);
         const auto pkg = graph::compile_package(g, lower(g, false));

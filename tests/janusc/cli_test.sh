@@ -130,7 +130,7 @@ run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o 
 has "$T/err" "(after:lower needs the NPU engine) [usage]"
 
 # 8c. run --engine npu (the default): lowered, simulated, the same bytes as the reference engine, on every fixture
-for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny qdq_conv_relu_shared; do
+for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny qdq_conv_relu_shared qdq_unet_tiny; do
     args=()
     for f in "$FX/$m".in*.npy; do
         k="${f##*.in}"; k="${k%.npy}"

@@ -45,7 +45,7 @@ TEST_CASE("every fixture imports to a verified graph matching its golden text fo
         }
         ++n;
     }
-    CHECK(n == 8);
+    CHECK(n == 9);
 }
 
 TEST_CASE("every model in onnx/bad_import is refused with its exact error") {
