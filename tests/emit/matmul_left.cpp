@@ -4,6 +4,7 @@
 // constant), odd shapes, forced M and N tiles; and the refusals.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -52,7 +53,10 @@ void check(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_t zx, bool
     const auto host = ops::call<ops::MatMul>(
         {Tensor::from<std::int8_t>(tw.shape, w, *tw.quant), Tensor::from<std::int8_t>(tx.shape, x, *tx.quant)}, {}, ty);
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
-    const auto want = host->to_vector<std::int8_t>();
+    auto want = host->to_vector<std::int8_t>();
+    for (auto& v : want) v = static_cast<std::int8_t>(std::clamp<int>(v, opt.clamp.lo, opt.clamp.hi));
+    if (opt.lut)  // then a fused epilogue table (MatmulOptions::lut): T[c + 128]
+        for (auto& v : want) v = static_cast<std::int8_t>(opt.lut->values[static_cast<std::size_t>(v + 128)]);
     int saturated = 0;
     for (auto v : want) saturated += (v == -128 || v == 127);
     CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);
@@ -92,6 +96,14 @@ TEST_CASE("MatMul with the weight on the left (seed B12): X's zero point as a pe
 TEST_CASE("weight on the left: forced M and N tiles, W double buffered") {
     check(37, 50, 90, -100, true, 11, MatmulOptions{16, 8, {}, {}});  // 5 M tiles x 6 N tiles
     check(20, 33, 16, 3, true, 12, MatmulOptions{16, 1, {}, {}});     // one row per M tile
+}
+
+TEST_CASE("weight on the left: a fused clamp, and a fused epilogue table on each output tile (seed B11)") {
+    check(20, 40, 33, -7, true, 21, MatmulOptions{0, 0, {-20, 60}, {}});
+    expr::Table256 t;  // a scramble of the codes: any mistake in which code meets which entry shows
+    for (std::size_t i = 0; i < 256; ++i) t.values[i] = static_cast<std::int32_t>((i * 77 + 13) % 256) - 128;
+    check(37, 50, 90, -100, true, 22, MatmulOptions{16, 8, {}, t});  // partial M and N tiles
+    check(9, 24, 16, 4, false, 23, MatmulOptions{0, 0, {}, t});
 }
 
 TEST_CASE("weight on the left: refusals") {

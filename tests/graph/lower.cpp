@@ -420,7 +420,7 @@ TEST_CASE("a Relu / Clip that is exactly a clamp of its producer's codes is comp
 
 TEST_CASE("MatMul / Gemm + Sigmoid: the table is applied to each output tile before the store (B11)") {
     // %s: Sigmoid after a Gemm (another output quantization: a LUT, not a clamp) -> fused as lut.apply. %p: a
-    // Requantize-like Relu after a MatMul with the weight on the left -> kept (no LUT epilogue there). %h: a Sigmoid
+    // Requantize-like Relu after a MatMul with the weight on the left -> fused as lut.apply too. %h: a Sigmoid
     // after a MatMul whose product has a second reader -> kept, and the log says why (seed B11).
     const auto fw = hex_codes(40 * 24, [](int i) { return (i * 17 + 5) % 51 - 25; });
     const auto lw = hex_codes(8 * 20, [](int i) { return (i * 13 + 1) % 41 - 20; });
@@ -449,21 +449,20 @@ TEST_CASE("MatMul / Gemm + Sigmoid: the table is applied to each output tile bef
         CHECK_MESSAGE(log.find("fuse   node 3 (Sigmoid) after node 2 (Gemm): kept as a kernel, m has 2 readers (the "
                                "unfused value is needed)") != std::string::npos,
                       log);
-        CHECK_MESSAGE(
-            log.find("fuse   node 6 (Relu) after node 5 (MatMul): kept as a kernel, its table is not a clamp "
-                     "of the codes and MatMul with the weight on the left has no LUT epilogue") != std::string::npos,
-            log);
+        CHECK_MESSAGE(log.find("fuse   node 6 (Relu) after node 5 (MatMul): fused as a lut.apply on each output tile "
+                               "before the store") != std::string::npos,
+                      log);
         std::size_t fused = 0;
         for (const auto& ln : l.npu) fused += ln.fused;
-        CHECK(fused == 1);
+        CHECK(fused == 2);
         npu_matches_reference(*g, l);
         if (keep) {
-            CHECK(verify_clean(*g, l) == 1);
+            CHECK(verify_clean(*g, l) == 2);
         }
     }
 }
 
-TEST_CASE("Conv + HardSwish through the Conv's LUT epilogue; a depthwise Conv has none (the log says so)") {
+TEST_CASE("Conv + HardSwish and depthwise Conv + Sigmoid through their kernels' LUT epilogues") {
     const auto w = hex_codes(16 * 8 * 9, [](int i) { return (i * 53 + 7) % 61 - 30; });
     const auto dw = hex_codes(16 * 9, [](int i) { return (i * 29 + 3) % 41 - 20; });
     auto g = graph::parse(
@@ -485,11 +484,12 @@ TEST_CASE("Conv + HardSwish through the Conv's LUT epilogue; a depthwise Conv ha
         CHECK_MESSAGE(log.find("fuse   node 1 (HardSwish) after node 0 (Conv): fused as a lut.apply on each output "
                                "tile before the store") != std::string::npos,
                       log);
-        CHECK_MESSAGE(log.find("fuse   node 3 (Sigmoid) after node 2 (Conv): kept as a kernel, its table is not a "
-                               "clamp of the codes and a depthwise Conv has no LUT epilogue") != std::string::npos,
+        CHECK_MESSAGE(log.find("fuse   node 3 (Sigmoid) after node 2 (Conv): fused as a lut.apply on each output "
+                               "tile before the store") != std::string::npos,
                       log);
+        CHECK(log.find("lower_depthwise") != std::string::npos);
         npu_matches_reference(*g, l);
-        if (keep) CHECK(verify_clean(*g, l) == 1);
+        if (keep) CHECK(verify_clean(*g, l) == 2);
     }
 }
 
@@ -635,6 +635,30 @@ TEST_CASE("MatMul with the weight on the left lowers as it stands, per-row scale
         const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
         REQUIRE(ref.ok());
         CHECK(bytes_of(run_npu(*g, l, in).outputs.at(0)) == bytes_of(ref->at(0)));
+    }
+}
+
+TEST_CASE("MatMul with the weight on the left + Tanh: the table applied to each output tile (B11)") {
+    const std::string w = hex_codes(40 * 20, [](int i) { return ((i * 37 + 11) % 201) - 100; });
+    auto g = graph::parse(
+        "graph g {\n  input %x: int8[20,40] q(int8 s=0.05 zp=-4)\n"
+        "  const %w: int8[40,20] q(int8 s=0.01 zp=0) = " +
+            w +
+            "\n"
+            "  %y: int8[40,40] q(int8 s=0.2 zp=1) = MatMul(%w, %x)\n"
+            "  %t: int8[40,40] q(int8 s=0.0078125 zp=0) = Tanh(%y)\n"
+            "  output %t\n}\n",
+        "left_tanh.ir");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    for (const bool keep : {false, true}) {
+        CAPTURE(keep);
+        const auto l = lower(*g, keep);
+        const std::string log = log_text(l);
+        CHECK_MESSAGE(log.find("fuse   node 1 (Tanh) after node 0 (MatMul): fused as a lut.apply on each output "
+                               "tile before the store") != std::string::npos,
+                      log);
+        npu_matches_reference(*g, l);
+        if (keep) CHECK(verify_clean(*g, l) == 1);
     }
 }
 

@@ -16,11 +16,13 @@
 //   - ACC is cleared by a dma.fill of 0 before the first tap; vec.rq requantizes with the per-channel table (bias
 //     and multiplier per channel, loaded once); a dma.store writes the row.
 // Events: the DMA work of a row (ACC clear, input rows) signals L[s], the first vec.mac waits on it; vec.rq signals
-// V[s], the store waits on it; reuse two rows later is ordered through the DMA queue.
+// V[s], the store waits on it (with a fused table `lut`, lut.apply maps the row in place between them: waits V[s],
+// signals T[s], and the store waits T[s]); reuse two rows later is ordered through the DMA queue.
 // Refused with a rule: lower-depthwise-zero-point (a weight zero point is not 0: vec.mac subtracts x's only),
 // lower-depthwise-layout (shapes that do not chain, a pitch that is not a multiple of 16 or below C),
 // lower-depthwise-budget (the row buffers, replicated weights and ACC rows do not fit: rows are not split yet).
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -51,7 +53,7 @@ struct ConvWindow {
 template <numeric::RoundingMode R = numeric::default_rounding>
 Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
                        std::span<const std::int8_t> weights, const ConvWindow& k, std::span<const std::int32_t> bias,
-                       const DramImage& y, Clamp clamp = {}) {
+                       const DramImage& y, Clamp clamp = {}, const std::optional<expr::Table256>& lut = std::nullopt) {
     const std::string what = b.name() + ": depthwise";
     const std::int64_t kh = k.kh, kw = k.kw, sh = k.sh, sw = k.sw, dh = k.dh, dw = k.dw;
     const std::int64_t C = x.c, Cp = x.cpitch, pt = k.pads[0], pl = k.pads[1], pb = k.pads[2], pr = k.pads[3];
@@ -120,6 +122,7 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
         JANUS_TRY(Event v, b.event("depthwise row requantized " + std::to_string(s)));
         loaded[s] = std::move(l), done[s] = std::move(v);
     }
+    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, lut, "depthwise"));
     const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
     const std::int64_t zp = static_cast<std::int8_t>(plan.zp_x);  // dma.fill writes the int8 zero point
     // border pixels of every buffered row, per phase: written once per set (loads only write the image's pixels)
@@ -199,9 +202,10 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
         JANUS_CHECK(li(r1, out[s].address()));
         JANUS_CHECK(li(r2, tbuf.address()));
         JANUS_CHECK(b.emit("vec.rq", {r1, r3, r2, Cp, Wo}, Sync{nullptr, &done[s]}));
+        if (epi) JANUS_CHECK(b.emit("lut.apply", {r1, r1, epi->slot, row}, Sync{&done[s], &epi->applied[s]}));
         JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
         JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + yo * row));
-        JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, row}, Sync{&done[s], nullptr}));
+        JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, row}, Sync{epi ? &epi->applied[s] : &done[s], nullptr}));
     }
     txn.commit();
     return ok_status();

@@ -52,7 +52,7 @@ struct MatmulOptions {
     std::int64_t max_m_tile = 0;  ///< 0: as tall as LMEM and ACC allow
     Clamp clamp;                  ///< a fused activation clamp in the requantization (default: none)
     /// A fused elementwise op after the requantization (seed B11: MatMul + Sigmoid): its int8 -> int8 table is
-    /// applied by lut.apply to each output tile in LMEM before the store (lower_matmul only).
+    /// applied by lut.apply to each output tile in LMEM before the store (lower_matmul and lower_matmul_left).
     std::optional<expr::Table256> lut = std::nullopt;
 };
 
@@ -217,8 +217,9 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
 /// by 0), each with its mt tables; N tiles of nt columns of X loaded as Kp x nt blocks (rows K of X's pitch); per
 /// step (M tile i, N tile j; M-major): DMA [W tile + tables when a new M tile starts] then the X block (signals
 /// L), mac.mm (waits L, signals M), mt vec.rq (the first waits M, the last signals V), one multi-row store (waits
-/// V); step s+1's DMA and MAC work is dispatched before step s's VEC and store work. Sets are reused two steps
-/// later, ordered through the DMA queue as in lower_matmul.
+/// V; with MatmulOptions::lut, lut.apply maps the tile first: waits V, signals T, and the store waits T); step
+/// s+1's DMA and MAC work is dispatched before step s's VEC and store work. Sets are reused two steps later, ordered
+/// through the DMA queue as in lower_matmul.
 /// Refused: lower-matmul-zero-point (W's zero point is not 0, or X's varies by column), lower-matmul-per-column
 /// (per-column multipliers: the rows carry the scales here), lower-matmul-alpha, lower-matmul-layout,
 /// lower-matmul-budget.
@@ -326,6 +327,7 @@ Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span
         JANUS_TRY(Event e3, b.event("matmul requantized " + std::to_string(s)));
         la[s] = std::move(e1), mm[s] = std::move(e2), vv[s] = std::move(e3);
     }
+    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, opt.lut, "matmul left"));
     const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
     const auto rows_of = [&](std::int64_t i) { return std::min(mt, M - i * mt); };
     const auto load_step = [&](std::int64_t step) -> Status {
@@ -361,10 +363,12 @@ Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span
             JANUS_CHECK(b.emit("vec.rq", {r1, r2, r3, 16, nt / 16},
                                Sync{r == 0 ? &mm[s] : nullptr, r + 1 == rows ? &vv[s] : nullptr}));
         }
-        JANUS_CHECK(b.emit("dma.cfg", {rows, nt, y.pitch}));
         JANUS_CHECK(li(r1, ob[s].address()));
+        if (epi) JANUS_CHECK(b.emit("lut.apply", {r1, r1, epi->slot, rows * nt}, Sync{&vv[s], &epi->applied[s]}));
+        JANUS_CHECK(b.emit("dma.cfg", {rows, nt, y.pitch}));
         JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + i * mt * y.pitch + j * nt));
-        return b.emit("dma.store", {y.region, r2, r1, std::min(nt, Np - j * nt)}, Sync{&vv[s], nullptr});
+        return b.emit("dma.store", {y.region, r2, r1, std::min(nt, Np - j * nt)},
+                      Sync{epi ? &epi->applied[s] : &vv[s], nullptr});
     };
     // Software pipelined: step s+1's loads and product are dispatched before step s's mt vec.rq, which fill VEC's
     // queue (depth 8) and stall SEQ until the product of step s is requantized.

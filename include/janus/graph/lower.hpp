@@ -28,10 +28,10 @@
 //     comment at the barrier for the failure it prevents). Within a kernel, sync is the emitter's.
 //   - Activation fusion (seeds B10, B11): a unary elementwise op that is the only reader of a Conv / MatMul / Gemm
 //     output is computed by the producer's kernel: by its requantization when its table is exactly a clamp of the
-//     codes (emit::Clamp), or otherwise by lut.apply on each output tile (MatmulOptions::lut, ConvOptions::lut: a
-//     MatMul / Gemm with the weight on the right, a Conv that is not depthwise). The producer's value is then not
-//     materialized (LoweredNode::fused) and the activation emits no code. Each refusal (other readers, a view in
-//     between, the host reading the product, a table the kernel cannot apply) is a `fuse` line of the log.
+//     codes (emit::Clamp), or otherwise by lut.apply on each output tile (MatmulOptions::lut, ConvOptions::lut, the
+//     depthwise kernel's `lut`). The producer's value is then not materialized (LoweredNode::fused) and the
+//     activation emits no code. Each refusal (other readers, a view in between, the host reading the product) is a
+//     `fuse` line of the log.
 //   - Each NPU node's instructions are [code_begin, code_end) of the program (the debug map); the barrier
 //     instructions between them belong to no node.
 // The emitters check everything else (budgets, zero points, layouts) and their errors are returned with the node
@@ -502,11 +502,11 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
     //   - when both have the same int8 quantization and the op's own 256-entry table is exactly a clamp of the codes
     //     to [lo, hi], by the requantization (vec.rq's lo, hi): sat8(clamp(rq + zp, lo, hi)) equals
     //     clamp(sat8(rq + zp), lo, hi) for -128 <= lo <= hi <= 127 (Conv, MatMul, Gemm);
-    //   - otherwise, for a MatMul / Gemm with the weight on the right or a Conv that is not depthwise, by lut.apply
-    //     on each output tile before it is stored (the op's table, its quantization change included).
+    //   - otherwise by lut.apply on each output tile before it is stored (the op's table, its quantization change
+    //     included): lower_conv, lower_depthwise, lower_matmul and lower_matmul_left all take a table.
     // The graph keeps both nodes and the quantization between them; the producer's own value is not materialized
     // (LoweredNode::fused) and the activation emits no code. Every refusal is a `fuse` line of the log (seed B11:
-    // other readers, a view in between, a dependency boundary, a table the kernel cannot apply).
+    // other readers, a view in between, a dependency boundary).
     struct Fusion {
         std::size_t act = 0;
         emit::Clamp clamp;
@@ -554,28 +554,13 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
         bool clamp = *qa == *q && f.clamp.lo <= f.clamp.hi && f.clamp.lo >= -128 && f.clamp.hi <= 127;
         for (int i = 0; i < 256 && clamp; ++i)
             clamp = v[static_cast<std::size_t>(i)] == std::clamp(i - 128, f.clamp.lo, f.clamp.hi);
-        // the kernels with a LUT epilogue: lower_matmul (weight on the right) and lower_conv (not lower_depthwise)
-        bool lut_epilogue = n.op == "Gemm" || (n.op == "MatMul" && n.inputs.size() == 2 &&
-                                               g.value(n.inputs[0]).kind != ValueKind::constant);
-        if (n.op == "Conv" && n.inputs.size() >= 2) {
-            const auto a = attrs_of<ops::Conv::Attrs>(n.attrs, ops::Conv::schema, what);
-            const auto& xs = g.value(n.inputs[0]).type.shape;
-            const auto& ws = g.value(n.inputs[1]).type.shape;
-            lut_epilogue = a.ok() && xs.size() == 4 && ws.size() == 4 &&
-                           !(a->group > 1 && a->group == xs[1] && ws[0] == xs[1] && ws[1] == 1);
-        }
         if (clamp) {
             L.log.push_back(what + ": fused into its requantization, codes clamped to [" + std::to_string(f.clamp.lo) +
                             ", " + std::to_string(f.clamp.hi) + "]");
-        } else if (lut_epilogue) {
+        } else {  // every producer kernel has a LUT epilogue (lower_conv, lower_depthwise, lower_matmul[_left])
             f.clamp = {};
             f.lut = **table;
             L.log.push_back(what + ": fused as a lut.apply on each output tile before the store");
-        } else {
-            L.log.push_back(what + ": kept as a kernel, its table is not a clamp of the codes and " +
-                            (n.op == "Conv" ? "a depthwise Conv" : n.op + " with the weight on the left") +
-                            " has no LUT epilogue");
-            continue;
         }
         fusion[k] = std::move(f);
         fused_into[j] = static_cast<std::int64_t>(k);
@@ -740,7 +725,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             const bool depthwise = cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
             L.log.push_back("node   " + node_what(g, k) + ": " + (depthwise ? "lower_depthwise" : "lower_conv"));
             const emit::Clamp clamp = clamp_of(k);
-            st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp)
+            st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp, lut_of(k))
                            : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp, lut_of(k)});
         } else if (n.op == "ConvTranspose") {
             // the input zero-stuffed into a DRAM scratch image, then a Conv (emit/conv.hpp lower_conv_transpose)
@@ -782,7 +767,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             L.log.push_back("node   " + node_what(g, k) + ": lower_matmul_left M=" + std::to_string(wv.type.shape[0]) +
                             " K=" + std::to_string(wv.type.shape[1]));
             st = emit::lower_matmul_left(b, plan, const_data<std::int8_t>(wv), wv.type.shape[0], wv.type.shape[1],
-                                         x.matrix(), y.matrix(), {0, 0, clamp_of(k), std::nullopt});
+                                         x.matrix(), y.matrix(), {0, 0, clamp_of(k), lut_of(k)});
         } else if (n.op == "Gemm" || n.op == "MatMul") {
             if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
                 ins[0] != n.inputs[0])
