@@ -719,6 +719,9 @@ def seeds_graph_diff():
     def hx(n, f):
         return "0x" + "".join("%02x" % (f(i) & 255) for i in range(n))
 
+    def fx(n, f):  # float32 constants, little-endian
+        return "0x" + b"".join(struct.pack("<f", f(i)) for i in range(n)).hex()
+
     seeds["pools_matmul.ir"] = f"""graph pools {{
   input %x: int8[1,8,8,8] q(int8 s=0.05 zp=-3)
   const %dw: int8[8,1,3,3] q(int8 s=0.02 zp=0) = {hx(72, lambda i: (i * 29 + 3) % 41 - 20)}
@@ -749,6 +752,47 @@ def seeds_graph_diff():
   %q: int8[1,32,1,1] q(int8 s=0.3 zp=-2) = ReduceSum(%k) {{axes=[2, 3]}}
   output %m
   output %q
+}}
+""".encode()
+    seeds["elementwise_chain.ir"] = f"""graph elementwise_chain {{
+  input %x: int8[1,16,4,4] q(int8 s=0.05 zp=-3)
+  input %z: int8[1,16,4,4] q(int8 s=0.03 zp=7)
+  %a: int8[1,16,4,4] q(int8 s=0.05 zp=-3) = Abs(%x)
+  %b: int8[1,16,4,4] q(int8 s=0.05 zp=-3) = Sign(%a)
+  %c: int8[1,16,4,4] q(int8 s=0.04 zp=0) = LeakyRelu(%x) {{alpha=0.125f}}
+  %d: int8[1,16,4,4] q(int8 s=0.004 zp=-128) = HardSigmoid(%c)
+  %e: int8[1,16,4,4] q(int8 s=0.05 zp=-10) = HardSwish(%z)
+  %f: int8[1,16,4,4] q(int8 s=0.0078125 zp=0) = Tanh(%e)
+  %g: int8[1,16,4,4] q(int8 s=0.02 zp=-100) = Exp(%f)
+  %h: int8[1,16,4,4] q(int8 s=0.0078125 zp=0) = Erf(%c)
+  %i: int8[1,16,4,4] q(int8 s=0.05 zp=-20) = Gelu(%x)
+  %j: int8[1,16,4,4] q(int8 s=0.05 zp=0) = Min(%i, %h)
+  %k: int8[1,16,4,4] q(int8 s=0.05 zp=0) = Max(%j, %b)
+  %l: int8[1,16,1,1] q(int8 s=0.05 zp=0) = GlobalMaxPool(%k)
+  %m: int8[1,16,4,4] q(int8 s=0.05 zp=0) = Mul(%g, %l)
+  output %m
+  output %d
+}}
+""".encode()
+    seeds["matrix_tail.ir"] = f"""graph matrix_tail {{
+  input %x: int8[4,24] q(int8 s=0.05 zp=-3)
+  const %w: int8[16,24] q(int8 s=0.01 zp=0) = {hx(384, lambda i: (i * 31 + 3) % 53 - 26)}
+  const %c: int32[16] q(int32 s=0.0005 zp=0) = {hx(64, lambda i: (i * 7) % 13 if i % 4 == 0 else 0)}
+  const %s1: float32[16] = {fx(16, lambda i: 0.5 + (i % 5) / 4.0)}
+  const %s2: float32[16] = {fx(16, lambda i: (i % 7 - 3) / 8.0)}
+  const %s3: float32[4] = {fx(4, lambda i: 1.0 - i / 8.0)}
+  const %s4: float32[4] = {fx(4, lambda i: i / 16.0)}
+  %y: int8[4,16] q(int8 s=0.06 zp=2) = Gemm(%x, %w, %c) {{transB=1}}
+  %n: int8[4,16] q(int8 s=0.06 zp=2) = LayerNormalization(%y, %s1, %s2) {{axis=-1}}
+  %t: int8[1,4,4,4] q(int8 s=0.06 zp=2) = Reshape(%n) {{shape=[1, 4, 4, 4]}}
+  %v: int8[1,4,4,4] q(int8 s=0.05 zp=0) = InstanceNormalization(%t, %s3, %s4)
+  %w2: int8[4,16] q(int8 s=0.05 zp=0) = Reshape(%v) {{shape=[4, 16]}}
+  %u: int8[1,4,16] q(int8 s=0.05 zp=0) = Unsqueeze(%w2) {{axes=[0]}}
+  %q: int8[4,16] q(int8 s=0.05 zp=0) = Squeeze(%u) {{axes=[0]}}
+  %a: int64[4,1] = ArgMax(%q) {{axis=1, keepdims=1}}
+  %b: int64[1,16] = ArgMin(%q) {{axis=0, keepdims=1}}
+  output %a
+  output %b
 }}
 """.encode()
     seeds["conv_transpose.ir"] = f"""graph conv_transpose {{

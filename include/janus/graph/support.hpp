@@ -325,7 +325,8 @@ inline std::string support_markdown(std::span<const ProbeResult> results, const 
         "- **bit-exact**: the lowered probe on the simulator: no fault, no race, every value identical to the "
         "reference engine's.\n"
         "- **node tests**: the official ONNX node tests (issue 7).\n"
-        "- **fuzzing**: the differential fuzzer `graph_diff` (compiler against reference) has a seed with the op.\n\n"
+        "- **fuzzing**: a seed of the differential fuzzer `graph_diff` holds the op (it checks that the passes keep "
+        "the reference outputs and, where the graph lowers, that the simulator matches the reference).\n\n"
         "| op | import | reference | emitters | janusc | bit-exact | node tests | fuzzing |\n"
         "|---|---|---|---|---|---|---|---|\n";
     const auto cell = [](std::string t) {
