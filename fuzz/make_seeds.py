@@ -621,13 +621,15 @@ def seeds_emit_diff_data():
 
 def seeds_onnx_reader():
     """fuzz/onnx_reader.cpp: any bytes. The committed ONNX fixtures (tests/onnx/fixtures/*.onnx, written by
-    scripts/make_onnx_models.py with the protobuf library) except the 50 KB MobileNet, and every malformed file of
-    tests/onnx/bad/, so libFuzzer mutates real models from the first run."""
+    scripts/make_onnx_models.py with the protobuf library) up to 4 KB, the TensorProto input files written beside
+    them (*.pb), and every malformed file of tests/onnx/bad/, so libFuzzer mutates real models and tensors from the
+    first run."""
     root = FUZZ_DIR.parent / "tests" / "onnx"
     seeds = {}
-    for p in sorted((root / "fixtures").glob("*.onnx")):
-        if p.stat().st_size <= 4096:
-            seeds[p.name] = p.read_bytes()
+    for pattern in ("*.onnx", "*.pb"):
+        for p in sorted((root / "fixtures").glob(pattern)):
+            if p.stat().st_size <= 4096:
+                seeds[p.name] = p.read_bytes()
     for p in sorted((root / "bad").iterdir()):
         if p.name != "expected.txt":
             seeds["bad_" + p.name] = p.read_bytes()

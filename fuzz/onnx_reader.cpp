@@ -9,7 +9,9 @@
 //      non-negative dims and exactly product(dims) * dtype_size bytes; every node has an op_type; every attribute
 //      has a kind Janus reads (a tensor attribute holds its tensor); the IR version is in range and the default
 //      opset is imported;
-//   3. decoding is a pure function of the bytes: a second decode is equal.
+//   3. decoding is a pure function of the bytes: a second decode is equal;
+//   4. a decoded tensor, re-encoded by serialize_tensor (what janusc run --output-format pb writes), decodes to the
+//      same tensor.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -79,6 +81,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         check_tensor(*t);
         const auto again = onnx::parse_tensor(bytes, "fuzz.pb");
         check(again.ok() && *again == *t, "tensor decoding is deterministic");
+        // what janusc writes (--output-format pb) decodes to the same tensor
+        auto reencoded = onnx::parse_tensor(onnx::serialize_tensor(*t), "again.pb");
+        check(reencoded.ok(), "a re-encoded tensor decodes");
+        if (reencoded.ok()) {
+            reencoded->position = t->position;
+            check(*reencoded == *t, "serialize_tensor round trip");
+        }
     }
     return 0;
 }

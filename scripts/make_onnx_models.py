@@ -664,9 +664,19 @@ def semantics_files(name, m, rng):
         else:
             feeds[v.name] = rng.uniform(-1.0, 1.0, shape).astype(np.float32)
         np.save(FIXTURES / f"{name}.in{k}.npy", feeds[v.name])
+        if name in PB_INPUTS:  # the same input as an ONNX TensorProto (janusc run -i NAME=FILE.pb)
+            pb = numpy_helper.from_array(feeds[v.name], v.name).SerializeToString()
+            (FIXTURES / f"{name}.in{k}.pb").write_bytes(pb)
     for k, r in enumerate(run_onnx_semantics(m, feeds)):
         np.save(FIXTURES / f"{name}.out{k}.npy", r.astype(np.float32) if r.dtype.kind == "f" else r)
 
+
+# Fixtures whose inputs are also written as TensorProto files (float32, int8 and uint8 inputs).
+PB_INPUTS = ("qdq_conv_relu", "integer_ops")
+
+# janusc's golden outputs (tests/janusc/golden/*.npy) written by the onnx package as TensorProto files: janusc run
+# --output-format pb must write the same bytes.
+PB_GOLDENS = {"qdq_conv_relu.output": "output"}
 
 SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny", "qdq_conv_bn",
              "integer_ops", "qdq_conv_relu_shared", "qdq_unet_tiny")
@@ -700,6 +710,10 @@ def main():
         if name in SEMANTICS:
             semantics_files(name, m, np.random.default_rng(200 + i))
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size} bytes, {len(m.graph.node)} nodes")
+    golden = ROOT / "tests" / "janusc" / "golden"
+    for stem, tensor_name in PB_GOLDENS.items():
+        arr = np.load(golden / f"{stem}.npy")
+        (golden / f"{stem}.pb").write_bytes(numpy_helper.from_array(arr, tensor_name).SerializeToString())
     return 0
 
 

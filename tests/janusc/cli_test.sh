@@ -179,6 +179,24 @@ has "$T/out" "host section: 7 nodes before the program, 0 after it"
 run 0 "$J" run "$T/int.jpk" "${ia[@]}" -o "$T/int-pkg"
 for o in conv mm conv2 mm2 mm3; do same "$T/int-ref/$o.npy" "$T/int-pkg/$o.npy" "integer_ops $o: package output"; done
 
+# 8c2. ONNX TensorProto files (issue 7): -i NAME=FILE.pb (written by the onnx package) gives the outputs of the same
+# .npy inputs; --output-format pb writes the bytes the onnx package writes for the same tensor; bad .pb inputs
+run 0 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.pb" -o "$T/pb" --engine ref --output-format pb
+golden "$T/pb/output.pb" qdq_conv_relu.output.pb
+has "$T/out" "output: float32[1,8,8,8] -> $T/pb/output.pb"
+run 0 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.pb" -o "$T/pb-npu" --output-format pb
+same "$T/pb-npu/output.pb" "$T/pb/output.pb" "npu and ref engines: the same TensorProto bytes"
+ip=(-i x="$FX/integer_ops.in0.pb" -i a="$FX/integer_ops.in1.pb" -i xu="$FX/integer_ops.in2.pb"
+    -i a2="$FX/integer_ops.in3.pb" -i au="$FX/integer_ops.in4.pb")
+run 0 "$J" run "$FX/integer_ops.onnx" "${ip[@]}" -o "$T/int-pb" --engine ref
+for o in conv mm conv2 mm2 mm3; do same "$T/int-pb/$o.npy" "$T/int-ref/$o.npy" "integer_ops $o: .pb inputs"; done
+run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/integer_ops.in0.pb" -o "$T/none" --engine ref
+has "$T/err" "integer_ops.in0.pb: error: graph input 'input' is float32[1,3,8,8] but the file holds int8[1,2,5,5] [input-type]"
+run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$SRC/tests/onnx/bad/tensor_truncated.pb" -o "$T/none" --engine ref
+has "$T/err" "tensor_truncated.pb:byte 8: error: field 9 declares 16 bytes but its message has 13 left [wire-length]"
+run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.pb" -o "$T/none" --output-format txt
+[ ! -e "$T/none" ] && ok || fail "a refused run created its output directory"
+
 # 8d. verify: both engines, every value compared, seeded or given inputs; a model the lowering refuses is exit 2
 run 0 "$J" verify "$FX/mobilenet_v2_tiny.onnx"
 has "$T/out" "verify: all 26 values bit-identical on both engines"

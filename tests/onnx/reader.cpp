@@ -4,6 +4,7 @@
 // gets its exact error.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -210,6 +211,39 @@ TEST_CASE("hand-encoded tensors: packed and unpacked repeated fields, negative i
                                           "t.pb");
         REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message()));
         CHECK(t->values<float>() == std::vector<float>{4.f});
+    }
+}
+
+TEST_CASE("serialize_tensor: protobuf's own bytes, and a round trip through parse_tensor for every dtype") {
+    onnx::Tensor t;
+    t.name = "x";
+    t.dtype = DType::i8;
+    t.dims = {2, 300};
+    t.data.assign(600, 0);
+    t.data[0] = 1, t.data[599] = 0xff;
+    const auto bytes = onnx::serialize_tensor(t);
+    // dims 2 and 300 (unpacked varints, as proto2 writes them), data_type INT8 = 3, name "x", raw_data of 600 bytes
+    const std::vector<std::uint8_t> head{0x08, 0x02, 0x08, 0xac, 0x02, 0x10, 0x03, 0x42, 0x01, 'x', 0x4a, 0xd8, 0x04};
+    REQUIRE(bytes.size() == head.size() + 600);
+    CHECK(std::equal(head.begin(), head.end(), bytes.begin()));
+    CHECK(bytes[head.size()] == 1);
+    CHECK(bytes.back() == 0xff);
+    for (const DType d : {DType::f32, DType::i8, DType::u8, DType::i32, DType::i64}) {
+        CAPTURE(dtype_name(d));
+        for (const std::vector<std::int64_t>& dims :
+             {std::vector<std::int64_t>{}, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{3, 1, 2}}) {
+            onnx::Tensor u;
+            u.dtype = d;
+            u.dims = dims;
+            u.name = dims.empty() ? "" : "t";
+            std::int64_t n = 1;
+            for (auto e : dims) n *= e;
+            u.data.resize(static_cast<std::size_t>(n) * dtype_size(d));
+            for (std::size_t i = 0; i < u.data.size(); ++i) u.data[i] = static_cast<std::uint8_t>(i * 37 + 5);
+            const auto back = onnx::parse_tensor(onnx::serialize_tensor(u), "t.pb");
+            REQUIRE_MESSAGE(back.ok(), (back.ok() ? std::string() : back.error().message()));
+            CHECK(*back == u);
+        }
     }
 }
 

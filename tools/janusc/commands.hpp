@@ -25,19 +25,20 @@ inline int fail(const janus::Error& e, int code = exit_input) {
 
 struct RunArgs {
     std::string model;
-    std::vector<std::string> inputs;  ///< NAME=FILE.npy
+    std::vector<std::string> inputs;  ///< NAME=FILE.npy or NAME=FILE.pb (an ONNX TensorProto)
     std::string outdir;
+    std::string output_format = "npy";  ///< npy, or pb (one TensorProto per output, named as the output)
     std::string engine = "npu";
     std::string dump_ir;   ///< "after:import", "after:PASS" or "after:all": the IR text on stdout
     bool timings = false;  ///< the wall time of each phase on stderr (bench/janusc_frontend.sh)
 };
 
-/// janusc run: the model on an engine; one OUTDIR/<output>.npy per graph output.
+/// janusc run: the model on an engine; one OUTDIR/<output>.npy (or .pb) per graph output.
 int cmd_run(const RunArgs& a);
 
 struct VerifyArgs {
     std::string model;
-    std::vector<std::string> inputs;  ///< NAME=FILE.npy; none: seeded inputs
+    std::vector<std::string> inputs;  ///< NAME=FILE.npy or NAME=FILE.pb; none: seeded inputs
     std::uint64_t seed = 1;
 };
 

@@ -216,10 +216,12 @@ int main(int argc, char** argv) {
     sim->add_flag("--no-races", s.no_races, "do not run the race detector");
 
     janusc::RunArgs r;
-    auto* run = app.add_subcommand("run", "run an ONNX model on an engine; writes OUTDIR/<output>.npy per output");
+    auto* run = app.add_subcommand("run", "run an ONNX model on an engine; writes OUTDIR/<output>.npy (or .pb) per output");
     run->add_option("model", r.model, "the model (.onnx), or a compiled package (.jpk)")->required();
-    run->add_option("-i,--input", r.inputs, "NAME=FILE.npy for each graph input");
+    run->add_option("-i,--input", r.inputs, "NAME=FILE.npy or NAME=FILE.pb (ONNX TensorProto) for each graph input");
     run->add_option("-o,--output-dir", r.outdir, "directory for the outputs (created if missing)")->required();
+    run->add_option("--output-format", r.output_format, "npy (default) or pb (ONNX TensorProto, named as the output)")
+        ->check(CLI::IsMember({"npy", "pb"}));
     run->add_option("--engine", r.engine, "npu (default: compile and simulate) or ref (host reference kernels)")
         ->check(CLI::IsMember({"npu", "ref"}));
     run->add_option("--dump-ir", r.dump_ir, "print the IR after:import, after:PASS or after:all (compact constants)");
@@ -241,7 +243,8 @@ int main(int argc, char** argv) {
     auto* verify = app.add_subcommand(
         "verify", "run an ONNX model on both engines and compare every value; names the first diverging node");
     verify->add_option("model", v.model, "the model (.onnx)")->required();
-    verify->add_option("-i,--input", v.inputs, "NAME=FILE.npy for each graph input (default: seeded inputs)");
+    verify->add_option("-i,--input", v.inputs,
+                       "NAME=FILE.npy or NAME=FILE.pb for each graph input (default: seeded inputs)");
     verify->add_option("--seed", v.seed, "seed of the generated inputs (default 1)");
 
     janusc::SupportArgs sup;

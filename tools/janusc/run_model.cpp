@@ -18,6 +18,7 @@
 #include <janus/graph/passes.hpp>
 #include <janus/graph/run_npu.hpp>
 #include <janus/io/tensor_npy.hpp>
+#include <janus/io/tensor_pb.hpp>
 #include <janus/package/file.hpp>
 
 #include "commands.hpp"
@@ -31,13 +32,18 @@ using janus::make_error;
 namespace fs = std::filesystem;
 namespace graph = janus::graph;
 
-/// A graph output name as a file name: characters outside [A-Za-z0-9._-] become '_' (docs/janusc.md).
-std::string file_name_of(const std::string& output) {
+/// A graph output name as a file name: characters outside [A-Za-z0-9._-] become '_' (docs/janusc.md); `ext` is
+/// "npy" or "pb".
+std::string file_name_of(const std::string& output, const std::string& ext) {
     std::string s = output;
     for (char& c : s)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
     if (s.empty() || s == "." || s == "..") s = "_" + s;
-    return s + ".npy";
+    return s + "." + ext;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 /// --timings: the wall time of each phase, on stderr.
@@ -153,7 +159,7 @@ janus::Result<std::vector<janus::Tensor>> read_inputs(const std::vector<InputSpe
     for (const std::string& spec : specs) {
         const auto eq = spec.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-            return make_error("-i " + spec, "", "usage", "an input is given as NAME=FILE.npy");
+            return make_error("-i " + spec, "", "usage", "an input is given as NAME=FILE.npy or NAME=FILE.pb");
         const std::string name = spec.substr(0, eq);
         if (std::none_of(want.begin(), want.end(), [&](const InputSpec& w) { return w.name == name; }))
             return make_error("-i " + spec, "", "known-input", "the model has no graph input '" + name + "'");
@@ -166,33 +172,44 @@ janus::Result<std::vector<janus::Tensor>> read_inputs(const std::vector<InputSpe
         if (it == files.end())
             return make_error(model, "input '" + w.name + "'", "usage",
                               "no file given for this graph input (-i " + w.name + "=FILE.npy)");
-        JANUS_TRY(auto arr, janus::io::read_npy_file(it->second));
-        if (arr.dtype != w.dtype || arr.shape != w.shape)
+        const auto mismatch = [&](janus::DType dtype, std::span<const std::int64_t> shape) {
             return make_error(it->second, "", "input-type",
                               "graph input '" + w.name + "' is " + janus::io::describe_type(w.dtype, w.shape) +
-                                  " but the file holds " + janus::io::describe_type(arr));
+                                  " but the file holds " + janus::io::describe_type(dtype, shape));
+        };
+        if (ends_with(it->second, ".pb")) {  // an ONNX TensorProto (the node tests' input_N.pb)
+            JANUS_TRY(auto t, janus::io::read_tensor_pb_file(it->second));
+            if (t.dtype != w.dtype || t.dims != w.shape) return mismatch(t.dtype, t.dims);
+            in.push_back(janus::io::to_tensor(t));
+            continue;
+        }
+        JANUS_TRY(auto arr, janus::io::read_npy_file(it->second));
+        if (arr.dtype != w.dtype || arr.shape != w.shape) return mismatch(arr.dtype, arr.shape);
         in.push_back(janus::io::to_tensor(arr));
     }
     return in;
 }
 
-/// Write every output as OUTDIR/<name>.npy, each atomically, after all of them are computed.
+/// Write every output as OUTDIR/<name>.npy (or .pb: a TensorProto named as the output), each atomically, after all
+/// of them are computed.
 int write_outputs(const std::vector<std::string>& names, const std::vector<janus::Tensor>& out,
-                  const std::string& outdir) {
+                  const std::string& outdir, const std::string& format) {
     std::error_code ec;
     fs::create_directories(outdir, ec);
     if (ec) return fail(make_error(outdir, "", "file-writable", "cannot create the directory: " + ec.message()));
     std::set<std::string> written;
     for (std::size_t k = 0; k < names.size(); ++k) {
-        const std::string file = file_name_of(names[k]);
+        const std::string file = file_name_of(names[k], format);
         if (!written.insert(file).second)
             return fail(
                 make_error(outdir + "/" + file, "", "file-writable", "two graph outputs map to the same file name"));
-        const auto arr = janus::io::to_npy(out[k]);
         const std::string path = (fs::path(outdir) / file).string();
-        const auto s = janus::io::write_npy_file(path, arr);
+        const auto s = format == "pb" ? janus::io::write_tensor_pb_file(path, janus::io::to_tensor_proto(out[k], names[k]))
+                                      : janus::io::write_npy_file(path, janus::io::to_npy(out[k]));
         if (!s) return fail(s.error());
-        std::cout << names[k] << ": " << janus::io::describe_type(arr) << " -> " << path << "\n";
+        std::vector<std::int64_t> shape;
+        for (int i = 0; i < out[k].shape().size(); ++i) shape.push_back(out[k].shape()[i]);
+        std::cout << names[k] << ": " << janus::io::describe_type(out[k].dtype, shape) << " -> " << path << "\n";
     }
     return exit_ok;
 }
@@ -261,7 +278,7 @@ int cmd_run(const RunArgs& a) {
         if (!out) return run_error(out.error());
         phase("simulate");
         std::cout << "npu: " << report.cycles << " cycles\n";
-        const int rc = write_outputs(model->outputs, *out, a.outdir);
+        const int rc = write_outputs(model->outputs, *out, a.outdir, a.output_format);
         phase("write");
         return rc;
     }
@@ -292,7 +309,7 @@ int cmd_run(const RunArgs& a) {
     }
     std::vector<std::string> names;
     for (graph::ValueId v : g->outputs) names.push_back(g->value(v).name);
-    const int rc = write_outputs(names, out, a.outdir);
+    const int rc = write_outputs(names, out, a.outdir, a.output_format);
     phase("write");
     return rc;
 }

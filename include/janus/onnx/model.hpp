@@ -101,6 +101,13 @@ inline std::int32_t to_elem_type(DType d) {
     return 0;
 }
 
+/// TensorProto field numbers (onnx.proto): the decoder below and serialize_tensor use these names.
+namespace tensor_field {
+inline constexpr std::uint32_t dims = 1, data_type = 2, segment = 3, float_data = 4, int32_data = 5, string_data = 6,
+                               int64_data = 7, name = 8, raw_data = 9, double_data = 10, uint64_data = 11,
+                               external_data = 13, data_location = 14;
+}  // namespace tensor_field
+
 /// A constant tensor: an initializer, a Constant node's value or a tensor attribute.
 struct Tensor {
     std::string name;
@@ -274,50 +281,50 @@ struct Decoder {
         int typed_field = 0;
         JANUS_CHECK(fields(msg.bytes, msg.bytes_position, [&](const Field& f) -> Status {
             switch (f.number) {
-                case 1:
+                case tensor_field::dims:
                     return wire::append_varints(f, t.dims, input, where + ".dims");
-                case 2: {
+                case tensor_field::data_type: {
                     JANUS_TRY(const std::int64_t v, int64(f, where + ".data_type"));
                     data_type = static_cast<std::int32_t>(v);
                     has_type = true;
                     type_at = f.position;
                     return ok_status();
                 }
-                case 3:
+                case tensor_field::segment:
                     return error(f.position, "onnx-tensor-data",
                                  where + " is segmented (TensorProto.segment); Janus reads whole tensors only");
-                case 4:
-                case 5:
-                case 7:
+                case tensor_field::float_data:
+                case tensor_field::int32_data:
+                case tensor_field::int64_data:
                     if (typed_field != 0 && typed_field != static_cast<int>(f.number))
                         return error(f.position, "onnx-tensor-data",
                                      where + " holds values in two typed fields (" + std::to_string(typed_field) +
                                          " and " + std::to_string(f.number) + ")");
                     typed_field = static_cast<int>(f.number);
                     typed_at = f.position;
-                    if (f.number == 4) return wire::append_fixed32(f, floats, input, where + ".float_data");
+                    if (f.number == tensor_field::float_data) return wire::append_fixed32(f, floats, input, where + ".float_data");
                     return wire::append_varints(f, ints, input,
-                                                where + (f.number == 5 ? ".int32_data" : ".int64_data"));
-                case 6:
-                case 10:
-                case 11:
+                                                where + (f.number == tensor_field::int32_data ? ".int32_data" : ".int64_data"));
+                case tensor_field::string_data:
+                case tensor_field::double_data:
+                case tensor_field::uint64_data:
                     typed_field = static_cast<int>(f.number);
                     typed_at = f.position;
                     return ok_status();  // string, double or uint64 data: refused below by the element type
-                case 8: {
+                case tensor_field::name: {
                     JANUS_TRY(t.name, text(f, where + ".name"));
                     return ok_status();
                 }
-                case 9:
+                case tensor_field::raw_data:
                     JANUS_CHECK(expect(f, WireType::bytes, where + ".raw_data"));
                     raw = f.bytes;
                     raw_at = f.position;
                     has_raw = true;
                     return ok_status();
-                case 13:
+                case tensor_field::external_data:
                     external = true;
                     return ok_status();
-                case 14: {
+                case tensor_field::data_location: {
                     JANUS_TRY(const std::int64_t v, int64(f, where + ".data_location"));
                     if (v != 0) external = true;
                     return ok_status();
@@ -722,6 +729,21 @@ inline Result<Tensor> parse_tensor(std::span<const std::uint8_t> bytes, std::str
     whole.type = wire::WireType::bytes;
     whole.bytes = bytes;
     return d.tensor(whole, "tensor");
+}
+
+/// Encode `t` as a TensorProto: dims (one field each, as onnx.proto's proto2 `repeated int64` is written), data_type,
+/// name (when not empty) and raw_data, in field-number order: the bytes the onnx Python package writes for the same
+/// tensor (tests/janusc compares with a file it wrote). The result decodes back to `t` with parse_tensor
+/// (tests/onnx/reader.cpp and the onnx_reader fuzzer check it).
+inline std::vector<std::uint8_t> serialize_tensor(const Tensor& t) {
+    std::vector<std::uint8_t> out;
+    for (const std::int64_t d : t.dims) wire::put_varint_field(out, tensor_field::dims, d);
+    wire::put_varint_field(out, tensor_field::data_type, to_elem_type(t.dtype));
+    if (!t.name.empty())
+        wire::put_bytes_field(out, tensor_field::name,
+                              {reinterpret_cast<const std::uint8_t*>(t.name.data()), t.name.size()});
+    wire::put_bytes_field(out, tensor_field::raw_data, t.data);
+    return out;
 }
 
 /// Read a file into memory; errors name the path (rule file-readable).

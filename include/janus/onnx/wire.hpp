@@ -6,7 +6,8 @@
 // the end of the message, field number 0, a group or an unknown wire type) is an `Error` whose position is the
 // absolute byte offset in the file ("byte N") of the offending field, and whose rule is one of
 //   wire-varint, wire-length, wire-field-number, wire-type, wire-packed
-// Nothing here knows ONNX: onnx/model.hpp decodes the messages it needs on top of it. Unknown fields are skipped, as
+// Nothing here knows ONNX: onnx/model.hpp decodes the messages it needs on top of it. The `put_*` functions write
+// the same format (varints, keys, length-delimited fields) for the messages janusc writes. Unknown fields are skipped, as
 // protobuf requires. Repeated scalars may come packed (one length-delimited field) or unpacked (one field per value);
 // `append_*` accepts both, as every protobuf parser must.
 #include <cstdint>
@@ -192,6 +193,35 @@ inline Status append_fixed32(const Field& f, std::vector<std::uint32_t>& out, st
         out.push_back(v);
     }
     return ok_status();
+}
+
+// ---- writing (the same wire format, for the messages janusc writes: TensorProto outputs) ----------------------
+
+/// Append `v` as a varint.
+inline void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(static_cast<std::uint8_t>(v | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<std::uint8_t>(v));
+}
+
+/// Append a field key: (number << 3) | wire type.
+inline void put_key(std::vector<std::uint8_t>& out, std::uint32_t number, WireType type) {
+    put_varint(out, (std::uint64_t{number} << 3) | static_cast<std::uint64_t>(type));
+}
+
+/// Append a varint field (an int64 or an int32 sign-extended to 64 bits, as protobuf writes them).
+inline void put_varint_field(std::vector<std::uint8_t>& out, std::uint32_t number, std::int64_t v) {
+    put_key(out, number, WireType::varint);
+    put_varint(out, static_cast<std::uint64_t>(v));
+}
+
+/// Append a length-delimited field.
+inline void put_bytes_field(std::vector<std::uint8_t>& out, std::uint32_t number, std::span<const std::uint8_t> b) {
+    put_key(out, number, WireType::bytes);
+    put_varint(out, b.size());
+    out.insert(out.end(), b.begin(), b.end());
 }
 
 }  // namespace janus::onnx::wire
