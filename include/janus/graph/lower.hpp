@@ -277,7 +277,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
                 return make_error(what, "", "lower-layout",
                                   n.op +
                                       " between an image and a matrix changes the physical axis order; it is not "
-                                      "lowered (the host runs it)");
+                                      "lowered (run it with --engine ref)");
         return ok_status();
     };
     const auto reduce = [&]<class Op>(auto lower) -> Status {
@@ -306,7 +306,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
             return make_error(what, "", "lower-layout",
                               n.op +
                                   " over these axes does not keep the NHWC order of what remains; it is not "
-                                  "lowered (the host runs it)");
+                                  "lowered (run it with --engine ref)");
         const ops::TensorType xt{DType::i8, x.array.dims(), x.array.quant};
         const ops::TensorType yt{DType::i8, y.array.dims(), y.array.quant};
         JANUS_TRY(const ops::ReducePlan plan, Op::plan(xt, a, yt));
@@ -317,24 +317,12 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
         }();
         const emit::DramRows xr{x.array.region, x.array.offset, x.array.dims(), x.array.pitch};
         const emit::DramRows yr{y.array.region, y.array.offset, y.array.dims(), y.array.pitch};
-        return lower(b, plan, xr, yr);
+        return lower(b, plan, xr, yr, emit::ReduceTiles{});
     };
-    if (n.op == "ReduceSum")
-        return reduce.template operator()<ops::ReduceSum>([](auto& bb, const auto& p, const auto& xr, const auto& yr) {
-            return emit::lower_reduce_sum(bb, p, xr, yr);
-        });
-    if (n.op == "ReduceMean")
-        return reduce.template operator()<ops::ReduceMean>([](auto& bb, const auto& p, const auto& xr, const auto& yr) {
-            return emit::lower_reduce_mean(bb, p, xr, yr);
-        });
-    if (n.op == "ReduceMax")
-        return reduce.template operator()<ops::ReduceMax>([](auto& bb, const auto& p, const auto& xr, const auto& yr) {
-            return emit::lower_reduce_max(bb, p, xr, yr);
-        });
-    if (n.op == "ReduceMin")
-        return reduce.template operator()<ops::ReduceMin>([](auto& bb, const auto& p, const auto& xr, const auto& yr) {
-            return emit::lower_reduce_min(bb, p, xr, yr);
-        });
+    if (n.op == "ReduceSum") return reduce.template operator()<ops::ReduceSum>(&emit::lower_reduce_sum<>);
+    if (n.op == "ReduceMean") return reduce.template operator()<ops::ReduceMean>(&emit::lower_reduce_mean<>);
+    if (n.op == "ReduceMax") return reduce.template operator()<ops::ReduceMax>(&emit::lower_reduce_max<>);
+    if (n.op == "ReduceMin") return reduce.template operator()<ops::ReduceMin>(&emit::lower_reduce_min<>);
     if (n.op == "Resize") {  // emit::lower_resize takes the logical (NCHW) attributes and an NHWC image
         if (x.order.size() != 4 || y.order.size() != 4)
             return make_error(what, "", "lower-layout", "Resize lowers on [1, C, H, W] images");
@@ -393,7 +381,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
             return make_error(what, "", "lower-layout",
                               n.op +
                                   " of an image is lowered only as the flatten view [1, C, H, W] -> "
-                                  "[1, C*H*W]; the host runs it");
+                                  "[1, C*H*W] (run it with --engine ref)");
         JANUS_TRY(auto a,
                   attrs_of<ops::Reshape::Attrs>(ops::AttrMap{{"shape", y.array.shape}}, ops::Reshape::schema, what));
         how = "lower_reshape";
