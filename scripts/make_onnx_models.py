@@ -482,6 +482,26 @@ def bad_files():
     }
 
 
+def edge_imports():
+    """Models that import, at the edges of the graph: {file name: bytes} (tests/onnx/import.cpp)."""
+    def m(nodes, inputs, outputs, inits=()):
+        g = helper.make_graph(nodes, "edge", inputs, outputs, initializer=list(inits))
+        model_ = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)])
+        model_.ir_version = 7
+        onnx.checker.check_model(model_)
+        return model_.SerializeToString()
+
+    values = helper.make_tensor("values", TensorProto.FLOAT, [2, 3], [0.5, -1.0, 2.0, 3.25, 0.0, -7.5])
+    return {
+        # the graph output is a Constant node's output: no graph input, no node left after the import
+        "constant_output.onnx": m([helper.make_node("Constant", [], ["values"], name="c", value=values)], [],
+                                  [f32("values", [2, 3])]),
+        # Identity of a graph input as the graph output: the output keeps its own name
+        "identity_of_input.onnx": m([helper.make_node("Identity", ["x"], ["y"], name="id")], [f32("x", [1, 4])],
+                                    [f32("y", [1, 4])]),
+    }
+
+
 def bad_imports():
     """Models that decode but that the importer refuses, one rule each: {file name: bytes}."""
     def m(nodes, inputs, outputs, inits=(), opset=OPSET):
@@ -697,6 +717,10 @@ def main():
     bad.mkdir(parents=True, exist_ok=True)
     for name, data in bad_files().items():
         (bad / name).write_bytes(data)
+    edge = ROOT / "tests" / "onnx" / "edge"
+    edge.mkdir(parents=True, exist_ok=True)
+    for name, data in edge_imports().items():
+        (edge / name).write_bytes(data)
     bad = ROOT / "tests" / "onnx" / "bad_import"
     bad.mkdir(parents=True, exist_ok=True)
     for name, data in bad_imports().items():

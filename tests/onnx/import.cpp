@@ -8,8 +8,10 @@
 #include <sstream>
 #include <string>
 
+#include <janus/graph/execute.hpp>
 #include <janus/graph/import_onnx.hpp>
 
+#include "kernels.hpp"
 #include "support/text_file.hpp"
 #include "support/expected_errors.hpp"
 
@@ -46,6 +48,29 @@ TEST_CASE("every fixture imports to a verified graph matching its golden text fo
         ++n;
     }
     CHECK(n == 9);
+}
+
+TEST_CASE("graph outputs that are a Constant node's output or an Identity of a graph input keep their names") {
+    {
+        const auto g = import_file("onnx/edge/constant_output.onnx");
+        REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+        REQUIRE(g->outputs.size() == 1);
+        CHECK(g->value(g->outputs[0]).name == "values");
+        const auto out = graph::run_reference(*g, {}, janus_tools::kernel_by_name);
+        REQUIRE(out.ok());
+        CHECK(out->at(0).to_vector<float>() == std::vector<float>{0.5f, -1.0f, 2.0f, 3.25f, 0.0f, -7.5f});
+    }
+    {
+        const auto g = import_file("onnx/edge/identity_of_input.onnx");
+        REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+        REQUIRE(g->outputs.size() == 1);
+        CHECK(g->value(g->outputs[0]).name == "y");
+        const std::vector<float> x{1.0f, -2.0f, 3.5f, 0.25f};
+        const Tensor in = Tensor::from<float>(Shape{1, 4}, x);
+        const auto out = graph::run_reference(*g, std::span<const Tensor>(&in, 1), janus_tools::kernel_by_name);
+        REQUIRE(out.ok());
+        CHECK(out->at(0).to_vector<float>() == x);
+    }
 }
 
 TEST_CASE("every model in onnx/bad_import is refused with its exact error") {

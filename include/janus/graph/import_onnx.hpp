@@ -746,10 +746,11 @@ private:
         if (!d)
             return make_error(std::string(input_), "graph output '" + v.name + "'", "onnx-graph-io",
                               "the declared type " + onnx::elem_type_name(v.elem_type) + " is not one Janus supports");
-        Rep& r = reps_[v.name];
-        ValueId out = r.v;
         onnx::Node origin;
         origin.name = "graph output " + v.name;
+        if (!reps_.count(v.name)) JANUS_CHECK(as_float(origin, v.name));  // an initializer or a Constant node's output
+        Rep& r = reps_[v.name];
+        ValueId out = r.v;
         if (*d == DType::f32 && r.dequantized) {
             JANUS_TRY(out, as_float(origin, v.name));
         } else if (*d == DType::u8 && g_.value(out).type.dtype == DType::i8 && g_.value(out).type.quant) {
@@ -764,7 +765,13 @@ private:
             return make_error(std::string(input_), "graph output '" + v.name + "'", "onnx-graph-io",
                               "declared " + onnx::elem_type_name(v.elem_type) + " but computed " +
                                   std::string(dtype_name(g_.value(out).type.dtype)));
-        // the output keeps its ONNX name (the value it aliases is renamed, unless that name is taken)
+        // the output keeps its ONNX name (the value it aliases is renamed, unless that name is taken); a graph input
+        // or a constant (Identity of an input, a Constant node as the output) is copied by a Reshape to its own shape
+        if (g_.value(out).name != v.name && g_.value(out).kind != ValueKind::node) {
+            std::vector<std::int64_t> dims;
+            for (int i = 0; i < g_.value(out).type.shape.size(); ++i) dims.push_back(g_.value(out).type.shape[i]);
+            out = emit("Reshape", {out}, {{"shape", dims}}, g_.value(out).type, v.name, origin.name);
+        }
         if (g_.value(out).name != v.name && g_.find(v.name) == no_value && g_.value(out).kind == ValueKind::node)
             g_.value(out).name = v.name;
         g_.outputs.push_back(out);
