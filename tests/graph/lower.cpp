@@ -638,30 +638,6 @@ TEST_CASE("MatMul with the weight on the left lowers as it stands, per-row scale
     }
 }
 
-TEST_CASE("MatMul with the weight on the left + Tanh: the table applied to each output tile (B11)") {
-    const std::string w = hex_codes(40 * 20, [](int i) { return ((i * 37 + 11) % 201) - 100; });
-    auto g = graph::parse(
-        "graph g {\n  input %x: int8[20,40] q(int8 s=0.05 zp=-4)\n"
-        "  const %w: int8[40,20] q(int8 s=0.01 zp=0) = " +
-            w +
-            "\n"
-            "  %y: int8[40,40] q(int8 s=0.2 zp=1) = MatMul(%w, %x)\n"
-            "  %t: int8[40,40] q(int8 s=0.0078125 zp=0) = Tanh(%y)\n"
-            "  output %t\n}\n",
-        "left_tanh.ir");
-    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
-    for (const bool keep : {false, true}) {
-        CAPTURE(keep);
-        const auto l = lower(*g, keep);
-        const std::string log = log_text(l);
-        CHECK_MESSAGE(log.find("fuse   node 1 (Tanh) after node 0 (MatMul): fused as a lut.apply on each output "
-                               "tile before the store") != std::string::npos,
-                      log);
-        npu_matches_reference(*g, l);
-        if (keep) CHECK(verify_clean(*g, l) == 1);
-    }
-}
-
 TEST_CASE("lowering refusals name the node and the rule") {
     const auto refused = [](const char* text, const char* rule, const char* node) {
         auto g = graph::parse(text, "t.ir");

@@ -4,6 +4,7 @@
 // race); an op whose physical form the vnpu cannot move is refused with the emitter's or the lowering's rule.
 #include <doctest/doctest.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,21 @@ std::string lowers_exactly(const graph::Graph& g) {
     for (const auto& line : l->log)
         if (line.rfind("node   node 0 ", 0) == 0) return line;
     return {};
+}
+
+/// Lowered with scratch reuse (no intermediates kept): the first output is the reference engine's, byte for byte.
+void reused_scratch_matches(const graph::Graph& g, std::initializer_list<std::uint64_t> seeds) {
+    const auto l = graph::lower_graph(g);
+    REQUIRE_MESSAGE(l.ok(), (l.ok() ? std::string() : l.error().message()));
+    for (const std::uint64_t seed : seeds) {
+        CAPTURE(seed);
+        const auto in = graph::seeded_inputs(g, seed);
+        const auto ref = graph::run_reference(g, in, janus_tools::kernel_by_name);
+        const auto npu = graph::run_npu(g, *l, in, janus_tools::kernel_by_name, janus_test::simulate);
+        REQUIRE(ref.ok());
+        REQUIRE(npu.ok());
+        CHECK(*npu->outputs[0].storage == *(*ref)[0].storage);
+    }
 }
 
 /// The rule of the lowering's refusal.
@@ -135,20 +151,8 @@ TEST_CASE("a chain: Conv, Pad, MaxPool, Concat with the Conv, GlobalAveragePool,
         "chain");
     REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
     lowers_exactly(*g);
-    // and with scratch reuse (no intermediates kept): the same output bytes
-    const auto l = graph::lower_graph(*g);
-    REQUIRE(l.ok());
-    const auto in = graph::seeded_inputs(*g, 7);
-    const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
-    const auto npu = graph::run_npu(*g, *l, in, janus_tools::kernel_by_name, janus_test::simulate);
-    REQUIRE(ref.ok());
-    REQUIRE(npu.ok());
-    CHECK(*npu->outputs[0].storage == *(*ref)[0].storage);
+    reused_scratch_matches(*g, {7u});
 }
-
-}  // namespace lower_layout_test
-
-namespace lower_layout_test {
 
 TEST_CASE("ConvTranspose: its zero-stuffed input in scratch for one kernel, bit-identical with scratch reuse") {
     std::string w1 = "0x", w2 = "0x";
@@ -166,16 +170,7 @@ TEST_CASE("ConvTranspose: its zero-stuffed input in scratch for one kernel, bit-
         "up");
     REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
     CHECK(lowers_exactly(*g).find("lower_conv_transpose (stuffed input: scratch @") != std::string::npos);
-    const auto l = graph::lower_graph(*g);
-    REQUIRE(l.ok());
-    for (std::uint64_t seed : {5u, 6u}) {
-        const auto in = graph::seeded_inputs(*g, seed);
-        const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
-        const auto npu = graph::run_npu(*g, *l, in, janus_tools::kernel_by_name, janus_test::simulate);
-        REQUIRE(ref.ok());
-        REQUIRE(npu.ok());
-        CHECK(*npu->outputs[0].storage == *(*ref)[0].storage);
-    }
+    reused_scratch_matches(*g, {5u, 6u});
 }
 
 }  // namespace lower_layout_test

@@ -403,6 +403,15 @@ std::vector<T> const_data(const Value& v) {
     return v.data->to_vector<T>();
 }
 
+/// A Conv / ConvTranspose's optional third input: a constant int32 bias (rule lower-conv-bias), or none.
+inline Result<std::vector<std::int32_t>> conv_bias(const Graph& g, const Node& n, const std::string& what) {
+    if (n.inputs.size() < 3 || n.inputs[2] == no_value) return std::vector<std::int32_t>{};
+    const Value& bv = g.value(n.inputs[2]);
+    if (bv.kind != ValueKind::constant || bv.type.dtype != DType::i32)
+        return make_error(what, "bias", "lower-conv-bias", "the bias must be a constant int32 tensor");
+    return const_data<std::int32_t>(bv);
+}
+
 }  // namespace lower_detail
 
 /// Lower the NPU segment of `g` (see the contract above).
@@ -700,13 +709,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
                                       geo.conv.groups};
             const std::int64_t co = wv.type.shape[0];
             JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, co, false, what));
-            std::vector<std::int32_t> bias;
-            if (n.inputs.size() > 2 && n.inputs[2] != no_value) {
-                const Value& bv = g.value(n.inputs[2]);
-                if (bv.kind != ValueKind::constant || bv.type.dtype != DType::i32)
-                    return make_error(what, "bias", "lower-conv-bias", "the bias must be a constant int32 tensor");
-                bias = const_data<std::int32_t>(bv);
-            }
+            JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
             const auto w = const_data<std::int8_t>(wv);
             const Placement x = in_place(0);
             const Placement y = place_result(k, form);
@@ -725,13 +728,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
                 wv.type.shape.size() != 4)
                 return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
             JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, out.type.shape[1], true, what));
-            std::vector<std::int32_t> bias;
-            if (n.inputs.size() > 2 && n.inputs[2] != no_value) {
-                const Value& bv = g.value(n.inputs[2]);
-                if (bv.kind != ValueKind::constant || bv.type.dtype != DType::i32)
-                    return make_error(what, "bias", "lower-conv-bias", "the bias must be a constant int32 tensor");
-                bias = const_data<std::int32_t>(bv);
-            }
+            JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
             const Placement x = in_place(0);
             const Placement y = place_output(k, form);
             JANUS_TRY(emit::DramImage stuffed, emit::conv_transpose_scratch(types[0], types[1], a, 1, 0));
