@@ -1,5 +1,7 @@
 // janusc support: the op support table with its evidence (graph/support.hpp), measured now by running every probe;
-// docs/SUPPORTED_OPS.md is its output with --fuzz-corpus fuzz/corpus/graph_diff.
+// docs/SUPPORTED_OPS.md is its output with --fuzz-corpus fuzz/corpus/graph_diff. CMake compiles it in one unity
+// translation unit with run_model.cpp (both instantiate the lowering): names in its anonymous namespace must differ
+// from run_model.cpp's.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
