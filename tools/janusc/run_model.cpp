@@ -42,10 +42,6 @@ std::string file_name_of(const std::string& output, const std::string& ext) {
     return s + "." + ext;
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 /// --timings: the wall time of each phase, on stderr.
 class Phases {
 public:
@@ -177,7 +173,7 @@ janus::Result<std::vector<janus::Tensor>> read_inputs(const std::vector<InputSpe
                               "graph input '" + w.name + "' is " + janus::io::describe_type(w.dtype, w.shape) +
                                   " but the file holds " + janus::io::describe_type(dtype, shape));
         };
-        if (ends_with(it->second, ".pb")) {  // an ONNX TensorProto (the node tests' input_N.pb)
+        if (it->second.ends_with(".pb")) {  // an ONNX TensorProto (the node tests' input_N.pb)
             JANUS_TRY(auto t, janus::io::read_tensor_pb_file(it->second));
             if (t.dtype != w.dtype || t.dims != w.shape) return mismatch(t.dtype, t.dims);
             in.push_back(janus::io::to_tensor(t));
@@ -204,12 +200,12 @@ int write_outputs(const std::vector<std::string>& names, const std::vector<janus
             return fail(
                 make_error(outdir + "/" + file, "", "file-writable", "two graph outputs map to the same file name"));
         const std::string path = (fs::path(outdir) / file).string();
-        const auto s = format == "pb" ? janus::io::write_tensor_pb_file(path, janus::io::to_tensor_proto(out[k], names[k]))
-                                      : janus::io::write_npy_file(path, janus::io::to_npy(out[k]));
+        const auto s = format == "pb"
+                           ? janus::io::write_tensor_pb_file(path, janus::io::to_tensor_proto(out[k], names[k]))
+                           : janus::io::write_npy_file(path, janus::io::to_npy(out[k]));
         if (!s) return fail(s.error());
-        std::vector<std::int64_t> shape;
-        for (int i = 0; i < out[k].shape().size(); ++i) shape.push_back(out[k].shape()[i]);
-        std::cout << names[k] << ": " << janus::io::describe_type(out[k].dtype, shape) << " -> " << path << "\n";
+        std::cout << names[k] << ": " << janus::io::describe_type(out[k].dtype, out[k].shape().span()) << " -> " << path
+                  << "\n";
     }
     return exit_ok;
 }

@@ -55,10 +55,13 @@ inline constexpr std::array<std::string_view, 4> importer_only_ops{"QLinearConv"
 /// Registry ops that are no ONNX op type: the importer creates them, and an ONNX node of that name is refused.
 inline constexpr std::array<std::string_view, 1> internal_ops{"Requantize"};
 
+inline bool is_internal_op(std::string_view op) {
+    return std::find(internal_ops.begin(), internal_ops.end(), op) != internal_ops.end();
+}
+
 /// How the importer takes ONNX op type `op` (default domain), or "" when it refuses it (janusc support).
 inline std::string_view onnx_import_form(std::string_view op) {
-    for (auto n : internal_ops)
-        if (n == op) return {};
+    if (is_internal_op(op)) return {};
     if (op == "QuantizeLinear" || op == "DequantizeLinear")
         return "QDQ: the quantization of the tensors it reads or writes";
     if (op == "QLinearConv" || op == "QLinearMatMul") return "QOperator: Conv / MatMul with the node's parameters";
@@ -435,9 +438,8 @@ private:
         if (op == "ConvInteger" || op == "MatMulInteger") return integer(n);
         if (!known_op(op))
             return err(n, "onnx-op",
-                       std::find(internal_ops.begin(), internal_ops.end(), op) != internal_ops.end()
-                           ? "'" + op + "' is an op of Janus's own IR, not an ONNX op type"
-                           : "Janus has no operator '" + op + "'");
+                       is_internal_op(op) ? "'" + op + "' is an op of Janus's own IR, not an ONNX op type"
+                                          : "Janus has no operator '" + op + "'");
         if (n.outputs.size() != 1)
             return err(n, "onnx-op", op + " with " + std::to_string(n.outputs.size()) + " outputs");
         return regular(n);
@@ -768,8 +770,8 @@ private:
         // the output keeps its ONNX name (the value it aliases is renamed, unless that name is taken); a graph input
         // or a constant (Identity of an input, a Constant node as the output) is copied by a Reshape to its own shape
         if (g_.value(out).name != v.name && g_.value(out).kind != ValueKind::node) {
-            std::vector<std::int64_t> dims;
-            for (int i = 0; i < g_.value(out).type.shape.size(); ++i) dims.push_back(g_.value(out).type.shape[i]);
+            const auto sp = g_.value(out).type.shape.span();
+            const std::vector<std::int64_t> dims(sp.begin(), sp.end());
             out = emit("Reshape", {out}, {{"shape", dims}}, g_.value(out).type, v.name, origin.name);
         }
         if (g_.value(out).name != v.name && g_.find(v.name) == no_value && g_.value(out).kind == ValueKind::node)

@@ -17,8 +17,8 @@
 //
 // A probe is one small graph around one node, written in the IR text form with type placeholders, so one text
 // serves both forms: `$x[S]` / `$z[S]` are activation inputs (int8 with two different quantizations, or float32),
-// `$y[S]` is the output (`$s[S]` an output with $x's quantization, for ops that keep it), `$w[S]` a constant weight (int8 per-tensor with zero point 0, or float32), `$b[S]` a bias
-// (int32 in accumulator units, or float32), `$p[S]` and `$v[S]` float32 parameters (the second positive). A probe
+// `$y[S]` is the output (`$s[S]` an output with $x's quantization, for ops that keep it), `$w[S]` a constant weight
+// (int8 per-tensor with zero point 0, or float32), `$b[S]` a bias (int32 in accumulator units, or float32), `$p[S]` and `$v[S]` float32 parameters (the second positive). A probe
 // that names a concrete dtype instead (ArgMax's int64 output, QuantizeLinear's float32 input) has one form only.
 #include <cstdint>
 #include <optional>

@@ -34,7 +34,7 @@ inline onnx::Tensor to_tensor_proto(const Tensor& t, std::string name) {
     onnx::Tensor p;
     p.name = std::move(name);
     p.dtype = t.dtype;
-    for (int i = 0; i < t.shape().size(); ++i) p.dims.push_back(t.shape()[i]);
+    p.dims.assign(t.shape().span().begin(), t.shape().span().end());
     visit_dtype(t.dtype, [&](auto ty) {  // the logical elements in C order, whatever the layout
         using T = typename decltype(ty)::type;
         const std::vector<T> v = t.to_vector<T>();

@@ -302,9 +302,11 @@ struct Decoder {
                                          " and " + std::to_string(f.number) + ")");
                     typed_field = static_cast<int>(f.number);
                     typed_at = f.position;
-                    if (f.number == tensor_field::float_data) return wire::append_fixed32(f, floats, input, where + ".float_data");
-                    return wire::append_varints(f, ints, input,
-                                                where + (f.number == tensor_field::int32_data ? ".int32_data" : ".int64_data"));
+                    if (f.number == tensor_field::float_data)
+                        return wire::append_fixed32(f, floats, input, where + ".float_data");
+                    return wire::append_varints(
+                        f, ints, input,
+                        where + (f.number == tensor_field::int32_data ? ".int32_data" : ".int64_data"));
                 case tensor_field::string_data:
                 case tensor_field::double_data:
                 case tensor_field::uint64_data:

@@ -7,8 +7,8 @@
 // absolute byte offset in the file ("byte N") of the offending field, and whose rule is one of
 //   wire-varint, wire-length, wire-field-number, wire-type, wire-packed
 // Nothing here knows ONNX: onnx/model.hpp decodes the messages it needs on top of it. The `put_*` functions write
-// the same format (varints, keys, length-delimited fields) for the messages janusc writes. Unknown fields are skipped, as
-// protobuf requires. Repeated scalars may come packed (one length-delimited field) or unpacked (one field per value);
+// the same format (varints, keys, length-delimited fields) for the messages janusc writes. Unknown fields are
+// skipped, as protobuf requires. Repeated scalars may come packed (one length-delimited field) or unpacked (one field per value);
 // `append_*` accepts both, as every protobuf parser must.
 #include <cstdint>
 #include <cstring>
