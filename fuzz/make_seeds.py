@@ -868,12 +868,15 @@ def seeds_package_reader():
         return h + struct.pack("<I", crc32c(h))
 
     def package(code, weights=b"", regions=(0, 0, 0), buffers=(), inputs=(), outputs=(), entries=(), extra=(),
-                version=1, isa_hash=isa, optional=True, host=None):
+                version=1, isa_hash=isa, optional=True, host=None, segments=None):
         sections = [(1, 0, b"".join(struct.pack("<Q", w) for w in code)), (2, 0, weights),
                     (3, 0, struct.pack("<QQQ", *regions) + listing(buffers)),
                     (4, 0, listing(inputs) + listing(outputs)), (5, 0, listing(entries))]
         if host is not None:  # (prologue node count, graph IR text)
             sections.append((6, 0, struct.pack("<I", host[0]) + host[1].encode()))
+        if segments is not None:  # [(entry pc, host nodes before, first input, first output)] of segments 1..
+            sections.append((7, 0, struct.pack("<I", len(segments)) +
+                             b"".join(struct.pack("<IIII", *r) for r in segments)))
         sections += [(k, 1 if optional else 0, b) for k, b in extra]
         out = bytearray(96 + 32 * len(sections))
         table = b""
@@ -938,7 +941,7 @@ def seeds_package_reader():
             outputs=[io("i", "int64", "int32", [3], [4], 0, 16)]),
         "empty_tensor_and_extras": package(
             [nop, halt], regions=(16, 16, 0), inputs=[io("e", "int8", "int8", [0, 7], [0, 0], 0, 0)],
-            entries=[debug(0, 1, "n", "Nop")], extra=[(7, b"abc"), (1000, b""), (0xFFFFFFFF, bytes(70))]),
+            entries=[debug(0, 1, "n", "Nop")], extra=[(8, b"abc"), (1000, b""), (0xFFFFFFFF, bytes(70))]),
         # a host section (docs/package.md section 6) whose graph feeds the program's input and reads its output
         "host_section": package(
             [halt], regions=(0, 16, 16),
@@ -948,6 +951,11 @@ def seeds_package_reader():
                      "  %q: int8[4] q(int8 s=0.5 zp=0) = QuantizeLinear(%x) {dtype=\"int8\", scale=[0.5f], "
                      "zero_point=[0]} @host\n"
                      "  %d: float32[4] = DequantizeLinear(%y) @host\n  output %d\n}\n")),
+        # two segments (docs/package.md section 7) with the host's Relu between them
+        "segments_section": package(
+            [halt, halt], regions=(0, 0, 0),
+            host=(0, "graph h {\n  input %x: float32[4]\n  %r: float32[4] = Relu(%x) @host\n  output %r\n}\n"),
+            segments=[(1, 1, 0, 0)]),
         # valid bytes whose host graph reads the program's output in its prologue (graph::host_plan: host-order)
         "host_order_refused_by_host_plan": package(
             [halt], regions=(0, 0, 16), outputs=[io("y", "int8", "int8", [4], [1], 0, 16, [0.5], [0])],
@@ -965,7 +973,8 @@ def seeds_package_reader():
         "truncated_header": conv[:50],
         "section_corrupted": patch(conv, code_at + 3, b"\xff", seal=False),
         "toolchain_mismatch": package([halt], isa_hash=bytes(8)),
-        "unknown_required_section": package([halt], extra=[(7, b"x")], optional=False),
+        "unknown_required_section": package([halt], extra=[(8, b"x")], optional=False),
+        "segments_without_host": package([halt, halt], segments=[(1, 0, 0, 0)]),
         "padding_nonzero": patch(conv, code_at + code_len + 1, b"\x01", seal=False),
         "section_moved": patch(conv, 96 + 3 * 32 + 8, struct.pack("<Q", io_at + 64)),
         "io_alias": with_(convnet, inputs=[io("x", "float32", "int8", [1, 3, 2, 2], [64, 1, 1, 16], 0, 64, [0.5],

@@ -4,7 +4,7 @@
 //   even  raw: bytes 1.. are a package file.
 //   odd   structured: bytes 1.. drive a generator that builds a package (program from the instruction table,
 //         weights, regions, buffers of every kind, inputs and outputs with layouts and quantization, a debug map,
-//         a host section, extra sections; mostly valid, sometimes not). The package is written, then up to 4
+//         a host section, a segments section, extra sections; mostly valid, sometimes not). The package is written, then up to 4
 //         mutations (offset, xor) change its bytes. The checksums are then recomputed (unless bit 1 of byte 0 is
 //         set), so that a mutation reaches the structural and content rules instead of stopping at a checksum. The
 //         result is read as in raw mode.
@@ -17,7 +17,8 @@
 //   3. structured: write_package refuses the generated package with a well-formed error, or its bytes read back as
 //      an equal package.
 //   4. an accepted package with a host section: graph::host_plan returns a plan that covers the program's inputs
-//      and outputs, or an error whose input names the host section.
+//      and outputs with one increasing node count per segment, or an error whose input names the host or segments
+//      section.
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
@@ -69,12 +70,18 @@ void check_bytes(std::span<const std::uint8_t> bytes) {
     check(inspect(bytes, "fuzz").ok(), "inspect succeeds on an accepted package");
     if (r->host) {  // the host section's graph: a plan or a well-formed error naming the section
         const auto h = graph::host_plan(*r, "fuzz");
-        check(h.ok() || (h.error().input.rfind("fuzz host section", 0) == 0 && !h.error().rule.empty()),
-              "host_plan gives a plan or an error naming the host section");
-        if (h.ok())
-            check(h->prologue <= h->graph.nodes.size() && h->program_inputs.size() == r->inputs.size() &&
-                      h->program_outputs.size() == r->outputs.size(),
+        check(h.ok() || ((h.error().input.rfind("fuzz host section", 0) == 0 ||
+                          h.error().input.rfind("fuzz segments section", 0) == 0) &&
+                         !h.error().rule.empty()),
+              "host_plan gives a plan or an error naming the host or segments section");
+        if (h.ok()) {
+            check(h->nodes_before.size() == r->segments.size() + 1 &&
+                      std::is_sorted(h->nodes_before.begin(), h->nodes_before.end()) &&
+                      h->nodes_before.back() <= h->graph.nodes.size(),
+                  "a host plan has one node count per segment, increasing, within the graph");
+            check(h->program_inputs.size() == r->inputs.size() && h->program_outputs.size() == r->outputs.size(),
                   "a host plan covers the program's inputs and outputs");
+        }
     }
     const auto strict = read_package(bytes, "fuzz");
     if (r->toolchain.isa_hash == isa_hash())
@@ -197,7 +204,18 @@ Package generate(Stream& in) {
         if (in.chance(30) && !h.graph.empty()) h.graph[in.byte() % h.graph.size()] = static_cast<char>(in.byte());
         p.host = std::move(h);
     }
-    if (in.chance(64)) p.extra.push_back({7u + in.byte(), Bytes(in.byte() % 20, in.byte())});
+    if (in.chance(40)) {  // a segments section (with or without a host section), mostly well-formed
+        const int n = in.byte() % 3;
+        std::uint32_t entry = 0, nodes = p.host ? p.host->prologue : 0, first_in = 0, first_out = 0;
+        for (int i = 0; i < n; ++i) {
+            entry += in.byte() % 4;
+            nodes += in.byte() % 2;
+            first_in += in.byte() % 2;
+            first_out += in.byte() % 2;
+            p.segments.push_back({entry, nodes, first_in, first_out});
+        }
+    }
+    if (in.chance(64)) p.extra.push_back({8u + in.byte(), Bytes(in.byte() % 20, in.byte())});
     if (in.chance(8)) p.toolchain.isa_hash ^= 1;
     return p;
 }

@@ -287,6 +287,25 @@ def qdq_float_tail(rng):
     return model(b.nodes, [f32("input", [1, 2, 2, 2])], [f32("output", [1, 16])], b.inits, "qdq_float_tail")
 
 
+def qdq_float_middle(rng):
+    """QDQ int8 with a float part in the middle: Conv + Relu, then a Softmax over the channels and a Mul that are not
+    quantized (they run on the host, between two NPU segments), then a 1x1 Conv whose output is added to the first
+    Conv's (which crosses the host part in the NPU's output region)."""
+    b = QDQ(rng)
+    x, s = b.qdq("input", -1.0, 1.0)
+    y, sy = b.conv(x, s, 4, 16, 3, act="relu", out_range=(0.0, 4.0))
+    b.nodes.append(helper.make_node("Softmax", [y], ["soft"], name="softmax", axis=1))
+    four = b.const("four", np.array(4.0, np.float32))
+    b.nodes.append(helper.make_node("Mul", ["soft", four], ["scaled"], name="scale"))
+    z, sz = b.qdq("scaled", 0.0, 4.0)
+    w, _ = b.conv(z, sz, 16, 16, 1, act="none", out_range=(-2.0, 2.0))
+    a = b.uid("add")
+    b.nodes.append(helper.make_node("Add", [w, y], [a], name="add"))
+    out, _ = b.qdq(a, -2.0, 6.0)
+    b.nodes.append(helper.make_node("Identity", [out], ["output"], name="out"))
+    return model(b.nodes, [f32("input", [1, 4, 8, 8])], [f32("output", [1, 16, 8, 8])], b.inits, "qdq_float_middle")
+
+
 def mobilenet_v2(rng, size, width, blocks, classes):
     """A MobileNetV2 in QDQ form: stem conv 3x3/2, inverted residual blocks (expand 1x1, depthwise 3x3, project 1x1,
     residual Add when shapes allow), last 1x1 conv, GlobalAveragePool, Flatten, Gemm."""
@@ -346,6 +365,7 @@ FIXTURE_MODELS = {
     "qdq_conv_bn": qdq_conv_bn,
     "qdq_conv_relu_shared": qdq_conv_relu_shared,
     "qdq_unet_tiny": qdq_unet_tiny,
+    "qdq_float_middle": qdq_float_middle,
 }
 
 
@@ -612,6 +632,8 @@ def run_onnx_semantics(m, feeds):
             r = np.clip(i[0], i[1], i[2])
         elif op == "Add":
             r = i[0] + i[1]
+        elif op == "Mul":
+            r = i[0] * i[1]
         elif op == "Sigmoid":
             r = 1.0 / (1.0 + np.exp(-i[0]))
         elif op == "GlobalAveragePool":
@@ -699,7 +721,7 @@ PB_INPUTS = ("qdq_conv_relu", "integer_ops")
 PB_GOLDENS = {"qdq_conv_relu.output": "output"}
 
 SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny", "qdq_conv_bn",
-             "integer_ops", "qdq_conv_relu_shared", "qdq_unet_tiny")
+             "integer_ops", "qdq_conv_relu_shared", "qdq_unet_tiny", "qdq_float_middle")
 
 
 def main():

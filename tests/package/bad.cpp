@@ -264,6 +264,36 @@ const std::vector<Recipe>& recipes() {
                   return edit(write_package(p).value(),
                               [](craft::Image& im, Bytes&) { im.entries[5].flags = format::flag_optional; });
               }),
+        // ---- segments
+        content("segments_host",
+                [](Package& p) {
+                    p.segments = {{1, 0, 0, 0}};
+                }),
+        content("segments_entry",
+                [](Package& p) {
+                    p.host = HostSection{0, "graph g {\n}\n"};
+                    p.segments = {{3, 0, 0, 0}, {3, 0, 0, 0}};
+                }),
+        content("segments_order",
+                [](Package& p) {
+                    p.host = HostSection{2, "graph g {\n}\n"};
+                    p.segments = {{1, 1, 0, 0}};
+                }),
+        content("segments_io",
+                [](Package& p) {
+                    p.host = HostSection{0, "graph g {\n}\n"};
+                    p.segments = {{1, 0, 0, 7}};
+                }),
+        bytes("segments_empty",  // a segments section whose record count is 0 (its one record left as trailing bytes)
+              [] {
+                  Package p = testing::sample();
+                  p.host = HostSection{0, "graph g {\n}\n"};
+                  p.segments = {{1, 0, 0, 0}};
+                  Bytes b = write_package(p).value();
+                  b[section(b, kind(format::Kind::segments)).offset] = 0;
+                  craft::reseal(b);
+                  return b;
+              }),
         // ---- section contents vs lengths
         bytes("section_truncated",  // the memory section cut by 4 bytes, inside the last buffer's size field
               [] { return edit(sample_bytes(), [](craft::Image& im, Bytes&) { im.entries[2].length -= 4; }); }),

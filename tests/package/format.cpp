@@ -298,6 +298,8 @@ TEST_CASE("the writer refuses what the format cannot hold") {
     CHECK_RULE(write_package(p), "section-order");
     p.extra = {{6, {}}};  // the host section's kind
     CHECK_RULE(write_package(p), "section-order");
+    p.extra = {{7, {}}};  // the segments section's kind
+    CHECK_RULE(write_package(p), "section-order");
     p.extra.assign(60, ExtraSection{});
     for (std::size_t i = 0; i < p.extra.size(); ++i) p.extra[i].kind = static_cast<std::uint32_t>(100 + i);
     CHECK_RULE(write_package(p), "section-count");
@@ -360,7 +362,7 @@ TEST_CASE("the host section: written only when present, between debug and the ex
 
 TEST_CASE("extra sections are kept byte for byte") {
     Package p = testing::minimal();
-    p.extra = {{7, {1, 2, 3}}, {70000, Bytes(100, 0xEE)}};
+    p.extra = {{8, {1, 2, 3}}, {70000, Bytes(100, 0xEE)}};
     const Bytes b = write_package(p).value();
     const auto r = read_package(b, "x.jpk");
     REQUIRE(r.ok());

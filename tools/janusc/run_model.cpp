@@ -231,9 +231,8 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
 
 /// One line on the NPU run: program size, memory, cycles and how busy each unit was.
 std::string npu_summary(const graph::LoweredGraph& l, const janus::vnpu::sim::Report& r) {
-    std::string s = "npu: " + std::to_string(l.npu.size()) + " nodes lowered (" +
-                    std::to_string(l.host_before.size() + l.host_after.size()) + " on the host), " +
-                    std::to_string(l.program.code.size()) + " instructions, constants " +
+    std::string s = "npu: " + std::to_string(l.npu.size()) + " nodes lowered (" + std::to_string(l.host_nodes()) +
+                    " on the host), " + std::to_string(l.program.code.size()) + " instructions, constants " +
                     std::to_string(l.program.weights.size()) + " B, scratch peak " + std::to_string(l.scratch_peak) +
                     " B; " + std::to_string(r.cycles) + " cycles, busy";
     for (int u = 1; u < janus::vnpu::sim::n_units; ++u)
@@ -325,8 +324,12 @@ int cmd_compile(const CompileArgs& a) {
     if (p->host) {
         auto h = graph::host_plan(*p, a.output);
         if (!h) return fail(h.error(), exit_internal);  // the compiler wrote a host section it cannot read back
-        host_summary = "; host section: " + std::to_string(h->prologue) + " nodes before the program, " +
-                       std::to_string(h->graph.nodes.size() - h->prologue) + " after it";
+        host_summary =
+            "; host section: " + std::to_string(h->nodes_before.front()) + " nodes before the program, " +
+            (h->nodes_before.size() > 1 ? std::to_string(h->nodes_before.back() - h->nodes_before.front()) +
+                                              " between its " + std::to_string(h->nodes_before.size()) + " segments, "
+                                        : std::string()) +
+            std::to_string(h->graph.nodes.size() - h->nodes_before.back()) + " after it";
     }
     auto bytes = janus::package::write_package(*p, a.output);
     if (!bytes) return fail(bytes.error(), exit_internal);  // the compiler built a package its own format refuses
@@ -403,9 +406,14 @@ int cmd_inspect(const std::string& path) {
         std::cout << "host section: " << h->graph.nodes.size() << " nodes on the host reference kernels\n";
         for (std::size_t k = 0; k < h->graph.nodes.size(); ++k) {
             const auto& n = h->graph.nodes[k];
-            std::cout << "  " << (k < h->prologue ? "before" : "after ") << " the program: " << n.op << " "
-                      << (n.origin.empty() ? "(unnamed)" : n.origin) << " -> " << h->graph.value(n.outputs[0]).name
-                      << " " << h->graph.value(n.outputs[0]).type.str() << "\n";
+            const auto s = static_cast<std::size_t>(
+                std::upper_bound(h->nodes_before.begin(), h->nodes_before.end(), k) - h->nodes_before.begin());
+            std::cout << "  "
+                      << (s == h->nodes_before.size() ? "after  the program"
+                          : s == 0                    ? "before the program"
+                                                      : "before segment " + std::to_string(s))
+                      << ": " << n.op << " " << (n.origin.empty() ? "(unnamed)" : n.origin) << " -> "
+                      << h->graph.value(n.outputs[0]).name << " " << h->graph.value(n.outputs[0]).type.str() << "\n";
         }
     }
     std::cout << "buffers:\n";
@@ -415,24 +423,11 @@ int cmd_inspect(const std::string& path) {
                   << " +" << b.size << "\n";
     if (t.isa_hash != pk::current_isa_hash) return exit_ok;  // the words cannot be decoded by this build
 
-    // per-node cycles: one run with the timing model (data-independent) on 0x5A-filled inputs
-    std::vector<janus::vnpu::Instr> code;
-    for (std::size_t k = 0; k < p->code.size(); ++k) {
-        auto in = janus::vnpu::decode(p->code[k], path + ":word " + std::to_string(k));
-        if (!in) return fail(in.error());
-        code.push_back(*in);
-    }
-    janus::vnpu::sim::Machine m;
-    m.dram[0] = p->weights;
-    m.dram[1].assign(p->scratch_bytes, 0x5A);
-    m.dram[2].assign(p->input_bytes, 0x5A);
-    m.dram[3].assign(p->output_bytes, 0x5A);
+    // per-node cycles: one run of every segment with the timing model (data-independent) on 0x5A-filled inputs
     std::vector<std::uint64_t> finished;
-    janus::vnpu::sim::Options so;
-    so.name = path;
-    so.finished = &finished;
-    const auto r = janusc::simulate(code, m, so);
-    if (r.fault) return fail(*r.fault, exit_internal);
+    const auto timed = graph::time_program(*p, janusc::simulate, finished);
+    if (!timed) return fail(timed.error(), exit_internal);  // read_package decoded every word: a fault is ours
+    const auto& r = *timed;
     const auto cycles = graph::node_cycles(p->debug, finished);
     std::cout
         << "nodes (instructions, cycles on the timing model; the kernel barrier before a node is charged to it):\n";
@@ -466,7 +461,7 @@ int cmd_verify(const VerifyArgs& a) {
     auto l = graph::lower_graph(*g, graph::LowerOptions{true});
     if (!l) return fail(l.error());
     std::cout << "verify " << a.model << ": " << g->nodes.size() << " nodes, " << l->npu.size() << " on the NPU, "
-              << l->host_before.size() + l->host_after.size() << " on the host; inputs "
+              << l->host_nodes() << " on the host; inputs "
               << (a.inputs.empty() ? "seeded (--seed " + std::to_string(a.seed) + ")" : std::string("from files"))
               << "\n";
     auto v = graph::verify_engines(*g, *l, in, janus_tools::kernel_by_name, janusc::simulate);

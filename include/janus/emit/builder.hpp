@@ -379,6 +379,26 @@ public:
         return Program{name_, code_, weights_};
     }
 
+    /// End a segment: append halt and return the pc of the next instruction, the next segment's entry point
+    /// (vnpu::sim::Options::entry). The host runs between segments, and a new run starts with fresh registers and
+    /// events, so no register may be held across the halt (rule held-at-segment-end, naming the holders); events and
+    /// buffers may be (the halt itself faults if an event counter is not 0). Rules: the builder's first error,
+    /// held-at-segment-end, open-loop.
+    Result<std::uint32_t> end_segment() {
+        JANUS_CHECK(status());
+        std::string held;
+        for (std::size_t i = 0; i < regs_.size(); ++i)
+            if (regs_[i].held) held += " r" + std::to_string(i) + " ('" + regs_[i].holder + "')";
+        if (!held.empty())
+            return fail(
+                make_error(name_, "end_segment", "held-at-segment-end",
+                           "registers do not keep their values across a segment's halt; still borrowed:" + held));
+        if (loop_depth_ > 0)
+            return fail(make_error(name_, "end_segment", "open-loop", "a segment ends inside a loop body"));
+        JANUS_CHECK(emit("halt", {}));
+        return static_cast<std::uint32_t>(code_.size());
+    }
+
     /// Who holds what, one line per held resource (for diagnostics and tests).
     std::string holders() const {
         std::string s;

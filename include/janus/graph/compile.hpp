@@ -10,17 +10,19 @@
 //         output: DequantizeLinear to a float32 graph output, or Requantize of int8 to a uint8 graph output.
 //       The descriptors are the model's inputs and outputs: the boundary dtype (the model's), the storage (int8),
 //       the NPU's strides (NHWC, padded channels: seed B4) and the storage quantization.
-//       host form, otherwise (a float tail, a host node in front of the program, integer ops the NPU cannot store,
-//       no NPU node at all): the descriptors are the program's own int8 inputs and outputs, and the host section
-//       holds the host nodes as graph IR text (host_package says how the text's graph is laid out).
+//       host form, otherwise (a float tail, a host node in front of the program or between its segments, integer
+//       ops the NPU cannot store, no NPU node at all): the descriptors are the program's own int8 inputs and
+//       outputs, the host section holds the host nodes as graph IR text (host_package says how the text's graph is
+//       laid out), and the segments section says where each segment after the first starts.
 //     In the host form, a program output that is a view (a Flatten / Reshape with no code of its own) is handed
 //     over as the value it views, and the reshape runs on the host. A program value the package still cannot
 //     describe (outside its region, no strided layout) is refused (package-layout).
 //   - host_plan(p) parses and checks a host section (its rules are listed there); run_package(p, inputs, kernel,
-//     simulate) runs the host prologue, the program, then the host epilogue. run_program runs the program alone:
-//     one tensor per descriptor, converted with the registry's own kernels (QuantizeLinear, Requantize: the ones the
-//     reference engine runs), placed by its strides, the program run once, the outputs converted back
-//     (DequantizeLinear, Requantize). A fault or a race is an error (npu-fault, npu-race).
+//     simulate) runs the host prologue, each segment after the host nodes before it, then the host epilogue.
+//     run_program runs the program alone: one tensor per descriptor, converted with the registry's own kernels
+//     (QuantizeLinear, Requantize: the ones the reference engine runs), placed by its strides, every segment run in
+//     turn, the outputs converted back (DequantizeLinear, Requantize). ProgramRun is the machine both use. A fault
+//     or a race is an error (npu-fault, npu-race).
 // Both are deterministic: the same graph gives the same package bytes (seed D8).
 #include <algorithm>
 #include <array>
@@ -104,6 +106,7 @@ inline Result<package::IoDesc> io_desc(const Graph& g, const LoweredGraph& L, Va
 /// model's. Nothing when the graph does not have that form (the host form then holds it).
 inline std::optional<package::Package> boundary_package(const Graph& g, const LoweredGraph& L) {
     const std::string what = "graph " + g.name;
+    if (L.segments.size() != 1) return std::nullopt;  // host nodes between segments: the host form holds them
     std::vector<bool> converted(g.nodes.size(), false);
     package::Package p;
 
@@ -156,9 +159,11 @@ inline std::optional<package::Package> boundary_package(const Graph& g, const Lo
     return p;
 }
 
-/// The host form: the program's own inputs and outputs as int8 descriptors, and the host nodes as graph IR text (the
-/// host section). The text's graph takes the model's inputs, then the program's outputs (in p.outputs order, under
-/// their names); its nodes are the host nodes in graph order, the first `prologue` of them before the program.
+/// The host form: the program's own inputs and outputs as int8 descriptors, the host nodes as graph IR text (the
+/// host section) and, when host nodes run between segments, where each segment starts (the segments section). The
+/// text's graph takes the model's inputs, then the program's outputs (in p.outputs order, under their names); its
+/// nodes are the host nodes in graph order: the first `prologue` before segment 0, then each segment's
+/// SegmentStart::nodes_before, the rest after the last segment.
 inline Result<package::Package> host_package(const Graph& g, const LoweredGraph& L) {
     const std::string what = "graph " + g.name;
     package::Package p;
@@ -175,16 +180,30 @@ inline Result<package::Package> host_package(const Graph& g, const LoweredGraph&
     };
     for (ValueId v : g.inputs) h.inputs.push_back(copy(v, ValueKind::input));
     // A program output that is a view (a Flatten / Reshape that emitted no code) is not handed over: its input is
-    // (the lowering keeps it in the output region), and the reshape runs first on the host.
-    std::vector<std::size_t> views;
-    for (const LoweredNode& n : L.npu) {
-        const ValueId o = g.nodes[n.node].outputs[0];
-        if (n.code_end == n.code_begin && std::count(L.segment_outputs.begin(), L.segment_outputs.end(), o))
-            views.push_back(n.node);
+    // (the lowering keeps it in the output region), and the reshape runs on the host after the view's segment.
+    const std::size_t n_segments = std::max<std::size_t>(L.segments.size(), 1);
+    std::vector<std::vector<std::size_t>> views(n_segments);  // per segment: its view nodes the host reads
+    std::vector<std::size_t> first_output(n_segments, 0);     // per segment: its first index in p.outputs
+    for (std::size_t s = 0; s < L.segments.size(); ++s) {
+        const LoweredSegment& sg = L.segments[s];
+        for (std::size_t i = sg.first_node; i < sg.end_node; ++i) {
+            const LoweredNode& n = L.npu[i];
+            const ValueId o = g.nodes[n.node].outputs[0];
+            if (n.code_end == n.code_begin && std::count(L.segment_outputs.begin(), L.segment_outputs.end(), o))
+                views[s].push_back(n.node);
+        }
     }
-    for (ValueId v : L.segment_outputs) {
-        if (std::any_of(views.begin(), views.end(), [&](std::size_t k) { return g.nodes[k].outputs[0] == v; }))
-            continue;
+    const auto is_view = [&](ValueId v) {
+        for (const auto& list : views)
+            for (std::size_t k : list)
+                if (g.nodes[k].outputs[0] == v) return true;
+        return false;
+    };
+    for (std::size_t i = 0; i < L.segment_outputs.size(); ++i) {
+        const ValueId v = L.segment_outputs[i];
+        for (std::size_t s = 1; s < L.segments.size(); ++s)
+            if (i < L.segments[s].first_output && !is_view(v)) ++first_output[s];
+        if (is_view(v)) continue;
         if (L.placement[static_cast<std::size_t>(v)]->region != package::region_output)
             return make_error(
                 what, g.value(v).name, "package-layout",
@@ -197,10 +216,18 @@ inline Result<package::Package> host_package(const Graph& g, const LoweredGraph&
         JANUS_TRY(auto d, io_desc(g, L, v, v, what));
         p.inputs.push_back(std::move(d));
     }
-    std::vector<std::size_t> after = views;
-    after.insert(after.end(), L.host_after.begin(), L.host_after.end());
-    for (const auto* list : std::array<const std::vector<std::size_t>*, 2>{&L.host_before, &after})
-        for (std::size_t k : *list) {
+    // The host nodes in run order: before segment 0, then before each later segment (the previous one's views
+    // first), then after the last one.
+    std::vector<std::vector<std::size_t>> phases{L.host_before};
+    for (std::size_t s = 1; s < L.segments.size(); ++s) {
+        phases.push_back(views[s - 1]);
+        phases.back().insert(phases.back().end(), L.segments[s].host_before.begin(), L.segments[s].host_before.end());
+    }
+    phases.push_back(views.back());
+    phases.back().insert(phases.back().end(), L.host_after.begin(), L.host_after.end());
+    std::vector<std::size_t> nodes_before;  // per phase boundary: the host nodes that run before segment s
+    for (const auto& list : phases) {
+        for (std::size_t k : list) {
             Node n = g.nodes[k];
             n.target = Target::host;  // in the package, every node of the host graph runs on the host
             for (ValueId& x : n.inputs) {
@@ -217,6 +244,8 @@ inline Result<package::Package> host_package(const Graph& g, const LoweredGraph&
             for (ValueId& o : n.outputs) o = copy(o, ValueKind::node);
             h.nodes.push_back(std::move(n));
         }
+        nodes_before.push_back(h.nodes.size());
+    }
     for (ValueId v : g.outputs) {
         if (map[static_cast<std::size_t>(v)] == no_value)
             return make_error(what, g.value(v).name, "package-host-op",
@@ -224,7 +253,11 @@ inline Result<package::Package> host_package(const Graph& g, const LoweredGraph&
         h.outputs.push_back(map[static_cast<std::size_t>(v)]);
     }
     JANUS_CHECK(verify(h));
-    p.host = package::HostSection{static_cast<std::uint32_t>(L.host_before.size()), print(h)};
+    p.host = package::HostSection{static_cast<std::uint32_t>(nodes_before[0]), print(h)};
+    for (std::size_t s = 1; s < L.segments.size(); ++s)
+        p.segments.push_back({L.segments[s].entry, static_cast<std::uint32_t>(nodes_before[s]),
+                              static_cast<std::uint32_t>(L.segments[s].first_input),
+                              static_cast<std::uint32_t>(first_output[s])});
     return p;
 }
 
@@ -260,91 +293,157 @@ inline Result<package::Package> compile_package(const Graph& g, const LoweredGra
     return p;
 }
 
-/// Run the program of package `p` on the simulator; `inputs` in p.inputs order, of their boundary dtype and shape
-/// (the host section, if any, is not run: see run_package).
-inline Result<std::vector<Tensor>> run_program(const package::Package& p, std::span<const Tensor> inputs,
-                                               KernelFn kernel, SimulateFn simulate,
-                                               vnpu::sim::Report* report = nullptr, const ops::OpContext& ctx = {}) {
-    using namespace compile_detail;
-    if (inputs.size() != p.inputs.size())
-        return make_error(
-            "package", "inputs", "input-count",
-            "the package takes " + std::to_string(p.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
-    vnpu::sim::Machine m;
-    m.dram[0] = p.weights;
-    m.dram[1].assign(static_cast<std::size_t>(p.scratch_bytes), 0x5A);
-    m.dram[2].assign(static_cast<std::size_t>(p.input_bytes), 0x5A);
-    m.dram[3].assign(static_cast<std::size_t>(p.output_bytes), 0x5A);
-    const auto byte_of = [](const package::IoDesc& d, std::int64_t i) {
+/// A package's program on one machine, segment by segment: the regions sized from the package (scratch, input and
+/// output filled with 0x5A), each input converted with the registry's own kernels (QuantizeLinear, Requantize: the
+/// ones the reference engine runs) and placed by its strides, each output read back by its strides and converted
+/// (DequantizeLinear, Requantize). Segment s runs from its entry pc; the memories keep their bytes between segments.
+class ProgramRun {
+public:
+    /// Decode the program and set up the machine. `name` names the program in fault messages.
+    static Result<ProgramRun> start(const package::Package& p, KernelFn kernel, SimulateFn simulate,
+                                    const ops::OpContext& ctx = {}) {
+        ProgramRun r(p, kernel, simulate, ctx);
+        for (std::size_t k = 0; k < p.code.size(); ++k) {
+            JANUS_TRY(auto in, vnpu::decode(p.code[k], "instruction " + std::to_string(k)));
+            r.code_.push_back(in);
+        }
+        r.m_.dram[0] = p.weights;
+        r.m_.dram[1].assign(static_cast<std::size_t>(p.scratch_bytes), 0x5A);
+        r.m_.dram[2].assign(static_cast<std::size_t>(p.input_bytes), 0x5A);
+        r.m_.dram[3].assign(static_cast<std::size_t>(p.output_bytes), 0x5A);
+        return r;
+    }
+
+    std::size_t segments() const { return p_->segments.size() + 1; }
+    /// Segment s's program inputs and outputs: [first, end) of p.inputs / p.outputs.
+    std::pair<std::size_t, std::size_t> inputs_of(std::size_t s) const {
+        return {s == 0 ? 0 : p_->segments[s - 1].first_input,
+                s + 1 < segments() ? p_->segments[s].first_input : p_->inputs.size()};
+    }
+    std::pair<std::size_t, std::size_t> outputs_of(std::size_t s) const {
+        return {s == 0 ? 0 : p_->segments[s - 1].first_output,
+                s + 1 < segments() ? p_->segments[s].first_output : p_->outputs.size()};
+    }
+
+    /// Convert and place input i (of its descriptor's boundary dtype and shape). Rules: input-type and the
+    /// descriptor's (package-rank, package-storage).
+    Status place(std::size_t i, const Tensor& t) {
+        using namespace compile_detail;
+        const package::IoDesc& d = p_->inputs[i];
+        const std::string what = "input " + d.name;
+        JANUS_TRY(const auto sq, runnable(d, what));
+        const auto& [shape, q] = sq;
+        if (t.dtype != d.dtype || !(t.shape() == shape))
+            return make_error(what, "", "input-type",
+                              "expected " + std::string(dtype_name(d.dtype)) + shape.str() + ", got " +
+                                  std::string(dtype_name(t.dtype)) + t.shape().str());
+        Tensor x = t;
+        if (d.dtype == DType::f32) {
+            const ops::AttrMap a{{"scale", q.scales},
+                                 {"zero_point", std::vector<std::int64_t>(q.zero_points.begin(), q.zero_points.end())},
+                                 {"dtype", std::string(dtype_name(d.storage))}};
+            JANUS_TRY(x, kernel_("QuantizeLinear", std::span<const Tensor>(&t, 1), a,
+                                 ops::TensorType{d.storage, shape, q}, ctx_));
+        } else if (d.dtype != d.storage) {  // uint8 -> int8: the same real values
+            auto qb = q;
+            qb.dtype = d.dtype;
+            for (auto& z : qb.zero_points) z += d.dtype == DType::u8 ? 128 : -128;
+            x.quant = qb;
+            JANUS_TRY(x, kernel_("Requantize", std::span<const Tensor>(&x, 1),
+                                 ops::AttrMap{{"dtype", std::string(dtype_name(d.storage))}},
+                                 ops::TensorType{d.storage, shape, q}, ctx_));
+        }
+        const auto v = x.to_vector<std::int8_t>();
+        for (std::size_t e = 0; e < v.size(); ++e)
+            m_.dram[2][byte_of(d, static_cast<std::int64_t>(e))] = static_cast<std::uint8_t>(v[e]);
+        return ok_status();
+    }
+
+    /// Run segment s (its inputs placed); its report is added to report(). `finished`: Options::finished of this
+    /// segment's run (the cycles count from its own start). Rules: npu-fault, npu-race.
+    Status run(std::size_t s, std::vector<std::uint64_t>* finished = nullptr) {
+        vnpu::sim::Options so;
+        so.name = "package";
+        so.entry = s == 0 ? 0 : p_->segments[s - 1].entry;
+        so.finished = finished;
+        const vnpu::sim::Report r = simulate_(code_, m_, so);
+        vnpu::sim::accumulate(report_, r);
+        const std::string what = "package" + (segments() > 1 ? " segment " + std::to_string(s) : std::string());
+        if (r.fault) return make_error(what, "", "npu-fault", "the program faulted: " + r.fault->message());
+        if (!r.races.empty())
+            return make_error(what, "", "npu-race",
+                              "the race detector found " + std::to_string(r.races.size()) + " unsynchronized accesses");
+        return ok_status();
+    }
+
+    /// Read and convert output i (to its descriptor's boundary dtype).
+    Result<Tensor> read(std::size_t i) {
+        using namespace compile_detail;
+        const package::IoDesc& d = p_->outputs[i];
+        const std::string what = "output " + d.name;
+        JANUS_TRY(const auto sq, runnable(d, what));
+        const auto& [shape, q] = sq;
+        std::vector<std::int8_t> v(static_cast<std::size_t>(element_count(shape)));
+        for (std::size_t e = 0; e < v.size(); ++e)
+            v[e] = static_cast<std::int8_t>(m_.dram[3][byte_of(d, static_cast<std::int64_t>(e))]);
+        Tensor y = Tensor::from<std::int8_t>(shape, v, q);
+        if (d.dtype == DType::f32) {
+            JANUS_TRY(y, kernel_("DequantizeLinear", std::span<const Tensor>(&y, 1), ops::AttrMap{},
+                                 ops::TensorType{DType::f32, shape, std::nullopt}, ctx_));
+        } else if (d.dtype != d.storage) {
+            auto qb = q;
+            qb.dtype = d.dtype;
+            for (auto& z : qb.zero_points) z += d.dtype == DType::u8 ? 128 : -128;
+            JANUS_TRY(y, kernel_("Requantize", std::span<const Tensor>(&y, 1),
+                                 ops::AttrMap{{"dtype", std::string(dtype_name(d.dtype))}},
+                                 ops::TensorType{d.dtype, shape, qb}, ctx_));
+        }
+        return y;
+    }
+
+    const vnpu::sim::Report& report() const { return report_; }
+    std::span<const vnpu::Instr> code() const { return code_; }
+
+private:
+    ProgramRun(const package::Package& p, KernelFn kernel, SimulateFn simulate, const ops::OpContext& ctx)
+        : p_(&p), kernel_(kernel), simulate_(simulate), ctx_(ctx) {}
+    static std::size_t byte_of(const package::IoDesc& d, std::int64_t i) {
         std::int64_t at = 0;
         for (std::size_t k = d.shape.size(); k-- > 0;) {
             at += (i % d.shape[k]) * d.strides[k];
             i /= d.shape[k];
         }
         return static_cast<std::size_t>(d.offset) + static_cast<std::size_t>(at);
-    };
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const package::IoDesc& d = p.inputs[i];
-        const std::string what = "input " + d.name;
-        JANUS_TRY(const auto sq, runnable(d, what));
-        const auto& [shape, q] = sq;
-        if (inputs[i].dtype != d.dtype || !(inputs[i].shape() == shape))
-            return make_error(what, "", "input-type",
-                              "expected " + std::string(dtype_name(d.dtype)) + shape.str() + ", got " +
-                                  std::string(dtype_name(inputs[i].dtype)) + inputs[i].shape().str());
-        Tensor x = inputs[i];
-        if (d.dtype == DType::f32) {
-            const ops::AttrMap a{{"scale", q.scales},
-                                 {"zero_point", std::vector<std::int64_t>(q.zero_points.begin(), q.zero_points.end())},
-                                 {"dtype", std::string(dtype_name(d.storage))}};
-            JANUS_TRY(x, kernel("QuantizeLinear", std::span<const Tensor>(&inputs[i], 1), a,
-                                ops::TensorType{d.storage, shape, q}, ctx));
-        } else if (d.dtype != d.storage) {  // uint8 -> int8: the same real values
-            auto qb = q;
-            qb.dtype = d.dtype;
-            for (auto& z : qb.zero_points) z += d.dtype == DType::u8 ? 128 : -128;
-            x.quant = qb;
-            JANUS_TRY(x, kernel("Requantize", std::span<const Tensor>(&x, 1),
-                                ops::AttrMap{{"dtype", std::string(dtype_name(d.storage))}},
-                                ops::TensorType{d.storage, shape, q}, ctx));
-        }
-        const auto v = x.to_vector<std::int8_t>();
-        for (std::size_t e = 0; e < v.size(); ++e)
-            m.dram[2][byte_of(d, static_cast<std::int64_t>(e))] = static_cast<std::uint8_t>(v[e]);
     }
-    std::vector<vnpu::Instr> code;
-    for (std::size_t k = 0; k < p.code.size(); ++k) {
-        JANUS_TRY(auto in, vnpu::decode(p.code[k], "instruction " + std::to_string(k)));
-        code.push_back(in);
+    const package::Package* p_;
+    KernelFn kernel_;
+    SimulateFn simulate_;
+    ops::OpContext ctx_;
+    std::vector<vnpu::Instr> code_;
+    vnpu::sim::Machine m_;
+    vnpu::sim::Report report_;
+};
+
+/// Run the program of package `p` on the simulator; `inputs` in p.inputs order, of their boundary dtype and shape
+/// (the host section, if any, is not run: see run_package). Every input is placed first, every segment runs in
+/// turn, then every output is read.
+inline Result<std::vector<Tensor>> run_program(const package::Package& p, std::span<const Tensor> inputs,
+                                               KernelFn kernel, SimulateFn simulate,
+                                               vnpu::sim::Report* report = nullptr, const ops::OpContext& ctx = {}) {
+    if (inputs.size() != p.inputs.size())
+        return make_error(
+            "package", "inputs", "input-count",
+            "the package takes " + std::to_string(p.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+    JANUS_TRY(ProgramRun run, ProgramRun::start(p, kernel, simulate, ctx));
+    for (std::size_t i = 0; i < inputs.size(); ++i) JANUS_CHECK(run.place(i, inputs[i]));
+    for (std::size_t s = 0; s < run.segments(); ++s) {
+        const Status st = run.run(s);
+        if (report) *report = run.report();
+        JANUS_CHECK(st);
     }
-    vnpu::sim::Options so;
-    so.name = "package";
-    const vnpu::sim::Report r = simulate(code, m, so);
-    if (report) *report = r;
-    if (r.fault) return make_error("package", "", "npu-fault", "the program faulted: " + r.fault->message());
-    if (!r.races.empty())
-        return make_error("package", "", "npu-race",
-                          "the race detector found " + std::to_string(r.races.size()) + " unsynchronized accesses");
     std::vector<Tensor> out;
-    for (const package::IoDesc& d : p.outputs) {
-        const std::string what = "output " + d.name;
-        JANUS_TRY(const auto sq, runnable(d, what));
-        const auto& [shape, q] = sq;
-        std::vector<std::int8_t> v(static_cast<std::size_t>(element_count(shape)));
-        for (std::size_t e = 0; e < v.size(); ++e)
-            v[e] = static_cast<std::int8_t>(m.dram[3][byte_of(d, static_cast<std::int64_t>(e))]);
-        Tensor y = Tensor::from<std::int8_t>(shape, v, q);
-        if (d.dtype == DType::f32) {
-            JANUS_TRY(y, kernel("DequantizeLinear", std::span<const Tensor>(&y, 1), ops::AttrMap{},
-                                ops::TensorType{DType::f32, shape, std::nullopt}, ctx));
-        } else if (d.dtype != d.storage) {
-            auto qb = q;
-            qb.dtype = d.dtype;
-            for (auto& z : qb.zero_points) z += d.dtype == DType::u8 ? 128 : -128;
-            JANUS_TRY(y, kernel("Requantize", std::span<const Tensor>(&y, 1),
-                                ops::AttrMap{{"dtype", std::string(dtype_name(d.dtype))}},
-                                ops::TensorType{d.dtype, shape, qb}, ctx));
-        }
+    for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+        JANUS_TRY(Tensor y, run.read(i));
         out.push_back(std::move(y));
     }
     return out;
@@ -353,29 +452,47 @@ inline Result<std::vector<Tensor>> run_program(const package::Package& p, std::s
 /// A package's host section, parsed and tied to the program's inputs and outputs.
 struct HostPlan {
     Graph graph;
-    std::size_t prologue = 0;              ///< nodes [0, prologue) run before the program, the rest after it
+    /// Per segment s: host graph nodes [0, nodes_before[s]) run before it (nodes_before[0]: the host section's
+    /// prologue); the nodes from nodes_before.back() on run after the last segment.
+    std::vector<std::size_t> nodes_before;
     std::vector<ValueId> model_inputs;     ///< the graph inputs the caller gives, in order
     std::vector<ValueId> program_inputs;   ///< per p.inputs: the value packed into the input region
     std::vector<ValueId> program_outputs;  ///< per p.outputs: the graph input that receives the program's output
 };
 
-/// Parse and check p.host (which must be present). Errors name `input` + " host section": the parser's with line
-/// and column, and
-///   host-prologue        the prologue count exceeds the graph's nodes
+/// Parse and check p.host (which must be present) and p.segments. Errors name `input` + " host section": the
+/// parser's with line and column, and
+///   host-prologue        the prologue count (or a segment's SegmentStart::nodes_before) exceeds the graph's nodes
 ///   host-program-output  the graph's last inputs are not the program's outputs (names, order, int8 types)
-///   host-program-input   a program input is not a model input or a prologue node's output of the same int8 type
-///   host-order           a prologue node reads a program output (it is computed after the prologue)
+///   host-program-input   a program input is not a model input or the output of a host node that runs before its
+///                        segment, of the same int8 type
+///   host-order           a host node reads a program output that a later segment computes
+///   segment-halt         the instruction before a segment's entry is not halt (the previous segment would run on)
 inline Result<HostPlan> host_plan(const package::Package& p, const std::string& input = "package") {
     using namespace compile_detail;
     const std::string where = input + " host section";
     JANUS_ASSERT(p.host.has_value());
     JANUS_TRY(Graph g, parse(p.host->graph, where));
     HostPlan h;
-    h.prologue = p.host->prologue;
-    if (h.prologue > g.nodes.size())
-        return make_error(where, "prologue", "host-prologue",
-                          "the prologue has " + std::to_string(h.prologue) + " nodes, but the graph has " +
-                              std::to_string(g.nodes.size()));
+    h.nodes_before.push_back(p.host->prologue);
+    for (const package::SegmentStart& s : p.segments) h.nodes_before.push_back(s.nodes_before);
+    for (std::size_t s = 0; s < h.nodes_before.size(); ++s)
+        if (h.nodes_before[s] > g.nodes.size())
+            return make_error(where, s == 0 ? "prologue" : "segment " + std::to_string(s), "host-prologue",
+                              std::to_string(h.nodes_before[s]) + " nodes run before segment " + std::to_string(s) +
+                                  ", but the graph has " + std::to_string(g.nodes.size()));
+    for (std::size_t s = 0; s < p.segments.size(); ++s) {
+        const std::uint32_t e = p.segments[s].entry;
+        bool halt = false;
+        if (e > 0 && e <= p.code.size()) {
+            const auto prev = vnpu::decode(p.code[e - 1], "instruction");
+            halt = prev.ok() && prev->info->sem == vnpu::Sem::halt;
+        }
+        if (!halt)
+            return make_error(input + " segments section", "segment " + std::to_string(s + 1), "segment-halt",
+                              "the instruction before its entry pc " + std::to_string(e) + " is not halt: segment " +
+                                  std::to_string(s) + " would run on into it");
+    }
     const auto same_type = [](const Value& v, const package::IoDesc& d) {
         Shape shape;
         for (const std::int64_t x : d.shape) shape.push_back(x);
@@ -396,46 +513,66 @@ inline Result<HostPlan> host_plan(const package::Package& p, const std::string& 
                                   " '" + p.outputs[i].name + "', int8 of the same shape and quantization");
         h.program_outputs.push_back(v);
     }
-    std::vector<bool> before(g.values.size(), false);  // known before the program runs
-    for (ValueId v : h.model_inputs) before[static_cast<std::size_t>(v)] = true;
-    for (std::size_t i = 0; i < g.values.size(); ++i) before[i] = before[i] || g.values[i].kind == ValueKind::constant;
-    for (std::size_t k = 0; k < h.prologue; ++k) {
-        for (ValueId x : g.nodes[k].inputs)
-            if (x != no_value && !before[static_cast<std::size_t>(x)])
-                return make_error(where, "node " + std::to_string(k) + " (" + g.nodes[k].op + ")", "host-order",
-                                  "runs before the program but reads " + g.value(x).name + ", a program output");
-        for (ValueId o : g.nodes[k].outputs) before[static_cast<std::size_t>(o)] = true;
-    }
-    for (const package::IoDesc& d : p.inputs) {
-        const ValueId v = g.find(d.name);
-        if (v == no_value || !before[static_cast<std::size_t>(v)] || g.value(v).kind == ValueKind::constant ||
-            !same_type(g.value(v), d))
-            return make_error(where, "value " + d.name, "host-program-input",
-                              "program input '" + d.name +
-                                  "' must be a model input or a prologue node's output, int8 of the same shape and "
-                                  "quantization");
-        h.program_inputs.push_back(v);
+    std::vector<bool> known(g.values.size(), false);  // computed before the segment about to run
+    for (ValueId v : h.model_inputs) known[static_cast<std::size_t>(v)] = true;
+    for (std::size_t i = 0; i < g.values.size(); ++i) known[i] = known[i] || g.values[i].kind == ValueKind::constant;
+    std::size_t k = 0, next_input = 0, next_output = 0;
+    for (std::size_t s = 0; s < h.nodes_before.size(); ++s) {
+        for (; k < h.nodes_before[s]; ++k) {
+            for (ValueId x : g.nodes[k].inputs)
+                if (x != no_value && !known[static_cast<std::size_t>(x)])
+                    return make_error(where, "node " + std::to_string(k) + " (" + g.nodes[k].op + ")", "host-order",
+                                      "runs before segment " + std::to_string(s) + " but reads " + g.value(x).name +
+                                          ", a program output computed later");
+            for (ValueId o : g.nodes[k].outputs) known[static_cast<std::size_t>(o)] = true;
+        }
+        const std::size_t inputs_end = s + 1 < h.nodes_before.size() ? p.segments[s].first_input : p.inputs.size();
+        for (; next_input < inputs_end; ++next_input) {
+            const package::IoDesc& d = p.inputs[next_input];
+            const ValueId v = g.find(d.name);
+            if (v == no_value || !known[static_cast<std::size_t>(v)] || g.value(v).kind == ValueKind::constant ||
+                !same_type(g.value(v), d))
+                return make_error(where, "value " + d.name, "host-program-input",
+                                  "program input '" + d.name + "' of segment " + std::to_string(s) +
+                                      " must be a model input or the output of a host node that runs before it, "
+                                      "int8 of the same shape and quantization");
+            h.program_inputs.push_back(v);
+        }
+        const std::size_t outputs_end = s + 1 < h.nodes_before.size() ? p.segments[s].first_output : p.outputs.size();
+        for (; next_output < outputs_end; ++next_output)
+            known[static_cast<std::size_t>(h.program_outputs[next_output])] = true;
     }
     h.graph = std::move(g);
     return h;
 }
 
-/// Run package `p`: its host prologue on the reference kernels (`kernel`), the program on the simulator, then its
-/// host epilogue. `inputs` are the model's: in p.inputs order for a package without a host section, in the host
-/// graph's model_inputs order with one. One output per model output.
+/// Run package `p`: its host prologue on the reference kernels (`kernel`), then each segment of the program on the
+/// simulator after the host nodes that run before it, then the host epilogue. `inputs` are the model's: in p.inputs
+/// order for a package without a host section, in the host graph's model_inputs order with one. One output per
+/// model output.
 /// run_package with the host section already planned (host_plan(p) == h): the section is parsed once.
 inline Result<std::vector<Tensor>> run_package(const package::Package& p, const HostPlan& h,
                                                std::span<const Tensor> inputs, KernelFn kernel, SimulateFn simulate,
                                                vnpu::sim::Report* report = nullptr, const ops::OpContext& ctx = {}) {
     const Graph& g = h.graph;
     JANUS_TRY(Env env, bind_inputs(g, inputs, h.model_inputs));
-    for (std::size_t k = 0; k < h.prologue; ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, ctx));
-    std::vector<Tensor> to_program;
-    for (ValueId v : h.program_inputs) to_program.push_back(*env[static_cast<std::size_t>(v)]);
-    JANUS_TRY(std::vector<Tensor> from_program, run_program(p, to_program, kernel, simulate, report, ctx));
-    for (std::size_t i = 0; i < from_program.size(); ++i)
-        env[static_cast<std::size_t>(h.program_outputs[i])] = std::move(from_program[i]);
-    for (std::size_t k = h.prologue; k < g.nodes.size(); ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, ctx));
+    JANUS_TRY(ProgramRun run, ProgramRun::start(p, kernel, simulate, ctx));
+    std::size_t k = 0;
+    for (std::size_t s = 0; s < run.segments(); ++s) {
+        for (; k < h.nodes_before[s]; ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, ctx));
+        const auto [in_first, in_end] = run.inputs_of(s);
+        for (std::size_t i = in_first; i < in_end; ++i)
+            JANUS_CHECK(run.place(i, *env[static_cast<std::size_t>(h.program_inputs[i])]));
+        const Status st = run.run(s);
+        if (report) *report = run.report();
+        JANUS_CHECK(st);
+        const auto [out_first, out_end] = run.outputs_of(s);
+        for (std::size_t i = out_first; i < out_end; ++i) {
+            JANUS_TRY(Tensor y, run.read(i));
+            env[static_cast<std::size_t>(h.program_outputs[i])] = std::move(y);
+        }
+    }
+    for (; k < g.nodes.size(); ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, ctx));
     std::vector<Tensor> out;
     for (ValueId v : g.outputs) out.push_back(*env[static_cast<std::size_t>(v)]);
     return out;
@@ -447,6 +584,24 @@ inline Result<std::vector<Tensor>> run_package(const package::Package& p, std::s
     if (!p.host) return run_program(p, inputs, kernel, simulate, report, ctx);
     JANUS_TRY(const HostPlan h, host_plan(p));
     return run_package(p, h, inputs, kernel, simulate, report, ctx);
+}
+
+/// The program's timing on 0x5A-filled memories (janusc inspect; the timing model is data-independent): every
+/// segment in turn, `finished` (Options::finished) across the segments, each segment's times offset by the cycles
+/// of the ones before it, so that node_cycles charges the whole program.
+inline Result<vnpu::sim::Report> time_program(const package::Package& p, SimulateFn simulate,
+                                              std::vector<std::uint64_t>& finished) {
+    JANUS_TRY(ProgramRun run, ProgramRun::start(p, nullptr, simulate));
+    finished.assign(p.code.size(), 0);
+    for (std::size_t s = 0; s < run.segments(); ++s) {
+        const std::uint64_t before = run.report().cycles;
+        std::vector<std::uint64_t> f;
+        (void)run.run(s, &f);  // races stay in the report (inspect prints them); a fault ends the timing
+        if (run.report().fault) return *run.report().fault;
+        for (std::size_t pc = 0; pc < f.size(); ++pc)
+            if (f[pc]) finished[pc] = before + f[pc];
+    }
+    return run.report();
 }
 
 /// The program as assembly text (vnpu::print), with a `; node NAME (OP)` comment line before the instructions of

@@ -2,12 +2,15 @@
 // Lowering a whole graph to one vnpu program: the NPU segment of the graph, its DRAM plan and the host nodes around it.
 //
 // Contract (docs/janusc.md "Lowering a graph"):
-//   - Partition. Nodes marked @host, and nodes whose data inputs or output are not int8, run on the host. They must
-//     all come before the first NPU node (the prologue: QuantizeLinear of a float input, the uint8 -> int8
-//     Requantize of a QOperator input) or after the last one (the epilogue: DequantizeLinear of an output). A host
-//     node between NPU nodes is refused (lower-partition): a program with several NPU segments is not built yet. A
-//     node that could run on the NPU but whose emitter refuses it fails the lowering with the emitter's own rule: it
-//     is never moved to the host silently.
+//   - Partition. Nodes marked @host, and nodes whose data inputs or output are not int8, run on the host: before the
+//     first NPU node (the prologue: QuantizeLinear of a float input, the uint8 -> int8 Requantize of a QOperator
+//     input), after the last one (the epilogue: DequantizeLinear of an output), or between NPU nodes (a float op in
+//     the middle of a quantized model). In node order, each maximal run of NPU nodes is a *segment*: its code ends
+//     with halt, and the host runs the host nodes that follow it before the next segment starts at its entry pc
+//     (LoweredSegment; vnpu::sim::Options::entry). DRAM keeps its bytes between segments, so a value one segment
+//     leaves in scratch is read by a later one where it is; a value crossing to the host is in the output region, a
+//     value crossing back in the input region. A node that could run on the NPU but whose emitter refuses it fails
+//     the lowering with the emitter's own rule: it is never moved to the host silently.
 //   - Layout (seed B3). A rank-4 [1, C, H, W] value is an NHWC image, pixels round16(C) bytes apart (the padding
 //     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. Flatten or
 //     Reshape of an image to [1, C*H*W] is a view of the same bytes and emits no code: its logical column
@@ -122,16 +125,33 @@ struct LoweredNode {
     bool fused = false;
 };
 
+/// One segment of the program: a maximal run of NPU nodes in node order, its code ending with halt.
+struct LoweredSegment {
+    std::uint32_t entry = 0;                   ///< the pc of its first instruction
+    std::vector<std::size_t> host_before;      ///< the host nodes that run just before it (LoweredGraph::host_before
+                                               ///< for segment 0, which this then repeats)
+    std::size_t first_input = 0;               ///< segment_inputs[first_input, next's) are placed just before it runs
+    std::size_t first_output = 0;              ///< segment_outputs[first_output, next's) are written by it
+    std::size_t first_node = 0, end_node = 0;  ///< its nodes: npu[first_node, end_node)
+};
+
 struct LoweredGraph {
     emit::Program program;
     std::vector<std::optional<Placement>> placement;   ///< per value; empty for values the NPU never holds
-    std::vector<std::size_t> host_before, host_after;  ///< node indices, in graph order
+    std::vector<std::size_t> host_before, host_after;  ///< before the first segment and after the last, graph order
+    std::vector<LoweredSegment> segments;              ///< in program order; empty when no node runs on the NPU
     std::vector<LoweredNode> npu;                      ///< NPU nodes, in program order
-    std::vector<ValueId> segment_inputs;               ///< host -> NPU (input region)
-    std::vector<ValueId> segment_outputs;              ///< NPU -> host (output region)
+    std::vector<ValueId> segment_inputs;               ///< host -> NPU (input region), ordered by segment
+    std::vector<ValueId> segment_outputs;              ///< NPU -> host (output region), ordered by segment
     std::int64_t input_bytes = 0, output_bytes = 0, scratch_peak = 0;
     std::vector<std::string> log;     ///< one line per decision (placement, strategy, emitter log)
     bool intermediates_kept = false;  ///< LowerOptions::keep_intermediates: every NPU value is readable after a run
+    /// How many nodes run on the host: before, between and after the segments.
+    std::size_t host_nodes() const {
+        std::size_t n = host_before.size() + host_after.size();
+        for (std::size_t s = 1; s < segments.size(); ++s) n += segments[s].host_before.size();
+        return n;
+    }
 };
 
 namespace lower_detail {
@@ -431,22 +451,33 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             if (!first) first = k;
             last = k;
         }
+    std::vector<std::size_t> between;  // host nodes between NPU nodes: they run before the segment that follows
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
         if (on_npu[k]) continue;
-        if (first && k > *first && k < *last)
-            return make_error(
-                gwhat, node_what(g, k), "lower-partition",
-                "runs on the host (" +
-                    std::string(g.nodes[k].target == Target::host ? "marked @host" : "not int8 in and out") +
-                    ") between NPU nodes " + node_what(g, *first) + " and " + node_what(g, *last) +
-                    "; a program with several NPU segments is not built yet");
-        (first && k > *last ? L.host_after : L.host_before).push_back(k);
+        (first && k > *last ? L.host_after : first && k > *first ? between : L.host_before).push_back(k);
     }
     emit::Builder b(g.name);
     if (!first) {
         JANUS_TRY(L.program, b.finish());
         L.log.push_back("no node runs on the NPU");
         return L;
+    }
+    // Segments: each maximal run of NPU nodes, with the host nodes just before it. seg_at[k]: the segment node k
+    // starts, or -1.
+    std::vector<std::int64_t> seg_at(g.nodes.size(), -1);
+    {
+        std::vector<std::size_t> host = L.host_before;
+        for (std::size_t k = *first, b_i = 0; k <= *last; ++k) {
+            if (!on_npu[k]) {
+                host.push_back(between[b_i++]);
+                continue;
+            }
+            if (k != *first && on_npu[k - 1]) continue;
+            seg_at[k] = static_cast<std::int64_t>(L.segments.size());
+            L.segments.push_back({});
+            L.segments.back().host_before = std::move(host);
+            host.clear();
+        }
     }
 
     // ---- which values cross the boundary, and the last NPU reader of every value
@@ -481,6 +512,8 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
     // Input region: every data input of an NPU node not produced on the NPU, in first-use order.
     std::int64_t in_at = 0, out_at = 0;
     for (std::size_t k = *first; k <= *last; ++k) {
+        if (seg_at[k] >= 0) L.segments[static_cast<std::size_t>(seg_at[k])].first_input = L.segment_inputs.size();
+        if (!on_npu[k]) continue;
         for (ValueId x : data_inputs(g, g.nodes[k])) {
             auto& p = L.placement[static_cast<std::size_t>(x)];
             if (produced_on_npu[static_cast<std::size_t>(x)] || p) continue;
@@ -637,6 +670,21 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
     std::size_t log_seen = 0;
     bool kernel_before = false;  // a kernel has emitted code since the last barrier (a view or a fused node has none)
     for (std::size_t k = *first; k <= *last; ++k) {
+        if (!on_npu[k]) continue;  // a host node between segments: it runs after the previous segment's halt
+        if (const std::int64_t s = seg_at[k]; s >= 0) {
+            LoweredSegment& sg = L.segments[static_cast<std::size_t>(s)];
+            if (s > 0) {  // the previous segment ends: nothing is in flight at its halt, no barrier is needed
+                JANUS_TRY(sg.entry, b.end_segment());
+                L.segments[static_cast<std::size_t>(s) - 1].end_node = L.npu.size();
+                kernel_before = false;
+            }
+            sg.first_node = L.npu.size();
+            sg.first_output = L.segment_outputs.size();
+            std::string host;
+            for (std::size_t h : sg.host_before) host += " " + node_what(g, h);
+            L.log.push_back("segment " + std::to_string(s) + ": from pc " + std::to_string(sg.entry) +
+                            (host.empty() ? std::string() : ", after the host ran" + host));
+        }
         if (fused_into[k] >= 0) {  // computed by its producer's kernel, into its own placement
             L.log.push_back("node   " + node_what(g, k) + ": fused (no code)");
             L.npu.push_back({k, b.size(), b.size()});
@@ -910,6 +958,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
     }
     barrier_event.release();
     barrier_lmem.release();
+    L.segments.back().end_node = L.npu.size();
     JANUS_TRY(L.program, b.finish());
     L.input_bytes = in_at, L.output_bytes = out_at, L.scratch_peak = scratch.peak();
     L.log.push_back("memory: input " + std::to_string(in_at) + " B, output " + std::to_string(out_at) +
@@ -927,10 +976,14 @@ inline std::string layout_text(const Graph& g, const LoweredGraph& L) {
         if (L.placement[i])
             s += ";   %" + g.values[i].name + ": " + detail::type_text(g.values[i].type) + " -> " +
                  L.placement[i]->str() + "\n";
+    std::vector<const std::vector<std::size_t>*> lists{&L.host_before};
+    for (std::size_t i = 1; i < L.segments.size(); ++i) lists.push_back(&L.segments[i].host_before);
+    lists.push_back(&L.host_after);
     std::string host;
-    for (const auto* list : {&L.host_before, &L.host_after})
+    for (const auto* list : lists)
         for (std::size_t k : *list) host += " " + g.nodes[k].op + " (" + g.nodes[k].origin + ")";
     if (!host.empty()) s += "; on the host:" + host + "\n";
+    if (L.segments.size() > 1) s += "; NPU segments: " + std::to_string(L.segments.size()) + "\n";
     return s;
 }
 

@@ -3,12 +3,13 @@
 //
 // Contract: `run_npu(g, lowered, inputs, kernel, simulate)` takes the inputs as run_reference does (one contiguous
 // tensor per graph input, in `g.inputs` order) and returns one tensor per graph output. The host prologue runs on
-// the reference kernels, the values crossing into the segment are packed into the input region (NCHW -> NHWC, the
-// padding lanes filled with 0x5A so that a kernel reading them as data shows), the program runs once on the
-// simulator, the segment's outputs are unpacked with the graph's own types, and the host epilogue runs on the
-// reference kernels. A fault or a race is an error (rule npu-fault, npu-race): the compiler produced a wrong
-// program. `observe` sees every value the host computes and, when the lowering kept its intermediates, every value
-// the NPU computes, in node order. `simulate` is vnpu::sim::run, passed in so that only one translation unit of a
+// the reference kernels; then, for each segment of the program, the host nodes before it run (reference kernels),
+// the values crossing into it are packed into the input region (NCHW -> NHWC, the padding lanes filled with 0x5A
+// so that a kernel reading them as data shows), the simulator runs it from its entry pc over the same machine, and
+// its outputs are unpacked with the graph's own types; the host epilogue runs last. The report adds up the
+// segments' runs (vnpu::sim::accumulate). A fault or a race is an error (rule npu-fault, npu-race): the compiler
+// produced a wrong program. `observe` sees every value the host computes and, when the lowering kept its
+// intermediates, every value the NPU computes, in node order. `simulate` is vnpu::sim::run, passed in so that only one translation unit of a
 // program instantiates the simulator.
 #include <algorithm>
 #include <cstddef>
@@ -62,37 +63,49 @@ inline Result<NpuRun> run_npu(const Graph& g, const LoweredGraph& L, std::span<c
         m.dram[1].assign(static_cast<std::size_t>(L.scratch_peak), 0x5A);
         m.dram[2].assign(static_cast<std::size_t>(L.input_bytes), 0x5A);
         m.dram[3].assign(static_cast<std::size_t>(L.output_bytes), 0x5A);
-        for (ValueId x : L.segment_inputs)
-            pack_value(*env[static_cast<std::size_t>(x)], *L.placement[static_cast<std::size_t>(x)], m.dram[2]);
-        vnpu::sim::Options so;
-        so.name = g.name;
-        result.report = simulate(L.program.code, m, so);
-        if (result.report.fault) {
-            const Error& f = *result.report.fault;
-            std::string where;  // the debug map names the node whose instructions faulted
-            if (f.position.rfind("pc ", 0) == 0) {
-                const std::size_t pc = std::stoul(f.position.substr(3));
-                for (const LoweredNode& ln : L.npu)
-                    if (pc >= ln.code_begin && pc < ln.code_end)
-                        where = " in node " + std::to_string(ln.node) + " (" + g.nodes[ln.node].op + " " +
-                                g.nodes[ln.node].origin + ")";
+        for (std::size_t s = 0; s < L.segments.size(); ++s) {
+            const LoweredSegment& sg = L.segments[s];
+            if (s > 0)
+                for (std::size_t k : sg.host_before) JANUS_CHECK(run_node(g, k, env, kernel, observe, ctx));
+            const std::size_t inputs_end =
+                s + 1 < L.segments.size() ? L.segments[s + 1].first_input : L.segment_inputs.size();
+            for (std::size_t i = sg.first_input; i < inputs_end; ++i) {
+                const ValueId x = L.segment_inputs[i];
+                pack_value(*env[static_cast<std::size_t>(x)], *L.placement[static_cast<std::size_t>(x)], m.dram[2]);
             }
-            return make_error(what, "", "npu-fault", "the program faulted" + where + ": " + f.message());
-        }
-        if (!result.report.races.empty())
-            return make_error(what, "", "npu-race",
-                              "the race detector found " + std::to_string(result.report.races.size()) +
-                                  " unsynchronized accesses: the lowering's sync is wrong");
-        for (const LoweredNode& ln : L.npu) {
-            if (ln.fused) continue;  // not materialized: its bytes are the fused activation's output
-            const ValueId o = g.nodes[ln.node].outputs[0];
-            const Placement& p = *L.placement[static_cast<std::size_t>(o)];
-            if (!L.intermediates_kept &&
-                std::find(L.segment_outputs.begin(), L.segment_outputs.end(), o) == L.segment_outputs.end())
-                continue;
-            Tensor t = unpack_value(m.dram[static_cast<std::size_t>(p.region)], p, g.value(o).type);
-            if (observe) observe(ln.node, o, t);
-            env[static_cast<std::size_t>(o)] = std::move(t);
+            vnpu::sim::Options so;
+            so.name = g.name;
+            so.entry = sg.entry;
+            const vnpu::sim::Report r = simulate(L.program.code, m, so);
+            vnpu::sim::accumulate(result.report, r);
+            if (r.fault) {
+                const Error& f = *r.fault;
+                std::string where;  // the debug map names the node whose instructions faulted
+                if (f.position.rfind("pc ", 0) == 0) {
+                    const std::size_t pc = std::stoul(f.position.substr(3));
+                    for (const LoweredNode& ln : L.npu)
+                        if (pc >= ln.code_begin && pc < ln.code_end)
+                            where = " in node " + std::to_string(ln.node) + " (" + g.nodes[ln.node].op + " " +
+                                    g.nodes[ln.node].origin + ")";
+                }
+                return make_error(what, "", "npu-fault", "the program faulted" + where + ": " + f.message());
+            }
+            if (!r.races.empty())
+                return make_error(what, "", "npu-race",
+                                  "the race detector found " + std::to_string(r.races.size()) +
+                                      " unsynchronized accesses: the lowering's sync is wrong");
+            for (std::size_t i = sg.first_node; i < sg.end_node; ++i) {
+                const LoweredNode& ln = L.npu[i];
+                if (ln.fused) continue;  // not materialized: its bytes are the fused activation's output
+                const ValueId o = g.nodes[ln.node].outputs[0];
+                const Placement& p = *L.placement[static_cast<std::size_t>(o)];
+                if (!L.intermediates_kept &&
+                    std::find(L.segment_outputs.begin(), L.segment_outputs.end(), o) == L.segment_outputs.end())
+                    continue;
+                Tensor t = unpack_value(m.dram[static_cast<std::size_t>(p.region)], p, g.value(o).type);
+                if (observe) observe(ln.node, o, t);
+                env[static_cast<std::size_t>(o)] = std::move(t);
+            }
         }
     }
     for (std::size_t k : L.host_after) JANUS_CHECK(run_node(g, k, env, kernel, observe, ctx));

@@ -151,9 +151,22 @@ struct HostSection {
     friend bool operator==(const HostSection&, const HostSection&) = default;
 };
 
+/// Where one NPU segment after the first starts (section 7; docs/package.md "Section 7: segments"). A program of
+/// several segments runs one segment at a time, each ending with halt, with host nodes between them: before segment
+/// s the host runs host graph nodes [previous nodes_before, nodes_before) and places program inputs
+/// [first_input, next first_input); segment s writes program outputs [first_output, next first_output). Segment 0
+/// starts at pc 0 after the host section's prologue, with inputs and outputs from index 0.
+struct SegmentStart {
+    std::uint32_t entry = 0;         ///< pc of the segment's first instruction
+    std::uint32_t nodes_before = 0;  ///< host graph nodes that run before it (a count from the graph's first node)
+    std::uint32_t first_input = 0;   ///< its first program input (io index)
+    std::uint32_t first_output = 0;  ///< its first program output (io index)
+    friend bool operator==(const SegmentStart&, const SegmentStart&) = default;
+};
+
 /// A section this version does not interpret, kept byte for byte (written with the optional flag).
 struct ExtraSection {
-    std::uint32_t kind = 0;  ///< > the last known kind (6), increasing
+    std::uint32_t kind = 0;  ///< > the last known kind (7), increasing
     std::vector<std::uint8_t> bytes;
     friend bool operator==(const ExtraSection&, const ExtraSection&) = default;
 };
@@ -174,6 +187,7 @@ struct Package {
     std::vector<Buffer> buffers;
     std::vector<DebugEntry> debug;  ///< sorted, non-overlapping
     std::optional<HostSection> host;  ///< present when the model runs nodes on the host (beyond boundary conversions)
+    std::vector<SegmentStart> segments;  ///< segments 1.. of the program (section 7); empty: one segment
     std::vector<ExtraSection> extra;
     friend bool operator==(const Package&, const Package&) = default;
 };
@@ -211,14 +225,16 @@ inline constexpr std::uint64_t max_region = 1ull << 32;  ///< DRAM offsets are 3
 inline constexpr std::int64_t max_extent = 1ll << 32;    ///< of a dim and of a stride
 
 /// Section kinds this version knows, in the order they must appear (each at most once): 1..5 are required, 6 (host)
-/// is present only when the model has host nodes. A known kind is never optional: a reader that does not know the
-/// host section refuses the package (section-unknown) instead of running half of the model.
-enum class Kind : std::uint32_t { code = 1, weights = 2, memory = 3, io = 4, debug = 5, host = 6 };
+/// is present only when the model has host nodes, 7 (segments) only when host nodes run between NPU segments. A
+/// known kind is never optional: a reader that does not know the host or segments section refuses the package
+/// (section-unknown) instead of running half of the model.
+enum class Kind : std::uint32_t { code = 1, weights = 2, memory = 3, io = 4, debug = 5, host = 6, segments = 7 };
 inline constexpr std::uint32_t required_kinds = 5;
-inline constexpr std::uint32_t known_kinds = 6;
+inline constexpr std::uint32_t known_kinds = 7;
 
 inline std::string section_name(std::uint32_t kind) {
-    constexpr std::array<std::string_view, 7> names = {"", "code", "weights", "memory", "io", "debug", "host"};
+    constexpr std::array<std::string_view, 8> names = {"",      "code", "weights", "memory",
+                                                       "io",    "debug", "host",   "segments"};
     if (kind >= 1 && kind <= known_kinds) return std::string(names[kind]);
     return "kind " + std::to_string(kind);
 }
@@ -1038,7 +1054,55 @@ Status transfer_host(Ar& ar, P& p) {
     });
 }
 
-/// The content of a known section (kinds 1..6).
+// ---------------------------------------------------------------------------------------------- segments
+template <class Ar, class P>
+Status transfer_segments(Ar& ar, P& p) {
+    const std::size_t start = ar.pos();
+    JANUS_CHECK(ar.require(p.host.has_value(), start, "segments-host", [] {
+        return std::string("a segments section without a host section: only host nodes run between segments");
+    }));
+    JANUS_TRY(const std::size_t n, ar.count(p.segments, 16, "segment"));
+    JANUS_CHECK(ar.require(n > 0, start, "segments-empty", [] {
+        return std::string("the segments section lists no segment (a one-segment program has no such section)");
+    }));
+    SegmentStart prev{0, p.host->prologue, 0, 0};
+    for (std::size_t i = 0; i < n; ++i) {
+        auto& g = p.segments[i];
+        const std::string who = "segment " + dec(i + 1);
+        const std::size_t entry_at = ar.pos();
+        JANUS_CHECK(ar.template num<std::uint32_t>(g.entry, "entry pc"));
+        JANUS_CHECK(ar.require(g.entry > prev.entry && g.entry < p.code.size(), entry_at, "segments-entry", [&] {
+            return who + ": entry pc " + dec(g.entry) + " is not after the previous segment's (" + dec(prev.entry) +
+                   ") and inside the program (" + dec(p.code.size()) + " words)";
+        }));
+        const std::size_t nodes_at = ar.pos();
+        JANUS_CHECK(ar.template num<std::uint32_t>(g.nodes_before, "host nodes before"));
+        JANUS_CHECK(ar.require(g.nodes_before >= prev.nodes_before, nodes_at, "segments-order", [&] {
+            return who + ": " + dec(g.nodes_before) + " host nodes run before it, fewer than before the previous " +
+                   "one (" + dec(prev.nodes_before) + ")";
+        }));
+        const std::size_t in_at = ar.pos();
+        JANUS_CHECK(ar.template num<std::uint32_t>(g.first_input, "first input"));
+        JANUS_CHECK(ar.require(g.first_input >= prev.first_input && g.first_input <= p.inputs.size(), in_at,
+                               "segments-io", [&] {
+                                   return who + ": first input " + dec(g.first_input) + " is before the previous "
+                                          "segment's (" + dec(prev.first_input) + ") or past the " +
+                                          dec(p.inputs.size()) + " program inputs";
+                               }));
+        const std::size_t out_at = ar.pos();
+        JANUS_CHECK(ar.template num<std::uint32_t>(g.first_output, "first output"));
+        JANUS_CHECK(ar.require(g.first_output >= prev.first_output && g.first_output <= p.outputs.size(), out_at,
+                               "segments-io", [&] {
+                                   return who + ": first output " + dec(g.first_output) + " is before the previous "
+                                          "segment's (" + dec(prev.first_output) + ") or past the " +
+                                          dec(p.outputs.size()) + " program outputs";
+                               }));
+        prev = g;
+    }
+    return ok_status();
+}
+
+/// The content of a known section (kinds 1..7).
 template <class Ar, class P>
 Status transfer_section(Ar& ar, P& p, format::Kind kind) {
     switch (kind) {
@@ -1054,6 +1118,8 @@ Status transfer_section(Ar& ar, P& p, format::Kind kind) {
             return transfer_debug(ar, p);
         case format::Kind::host:
             return transfer_host(ar, p);
+        case format::Kind::segments:
+            return transfer_segments(ar, p);
     }
     return ok_status();
 }
@@ -1070,7 +1136,12 @@ inline std::string toolchain_problem(const std::string& v) {
 inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string_view name, bool validate) {
     using namespace format;
     const std::string input(name);
-    const std::size_t fixed = required_kinds + (p.host ? 1 : 0);
+    const auto present = [&](std::uint32_t k) {
+        return k <= required_kinds || (k == static_cast<std::uint32_t>(Kind::host) && p.host) ||
+               (k == static_cast<std::uint32_t>(Kind::segments) && !p.segments.empty());
+    };
+    std::size_t fixed = 0;
+    for (std::uint32_t k = 1; k <= known_kinds; ++k) fixed += present(k) ? 1 : 0;
     const std::size_t count = fixed + p.extra.size();
     const Archive top(input, "header", validate);
     JANUS_CHECK(top.require(count <= max_sections, header_field("section count"), "section-count",
@@ -1082,7 +1153,7 @@ inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string
         const std::size_t at = header_size + (fixed + i) * entry_size + entry_field("kind");
         JANUS_CHECK(Archive(input, "section table", validate).require(p.extra[i].kind > prev, at, "section-order", [&] {
             return "extra section " + dec(i) + " has kind " + dec(p.extra[i].kind) +
-                   "; extra kinds follow the known ones (1..6) in increasing order";
+                   "; extra kinds follow the known ones (1..7) in increasing order";
         }));
     }
     std::vector<std::uint8_t> out(header_size + count * entry_size, 0);
@@ -1097,7 +1168,7 @@ inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string
         return ok_status();
     };
     for (std::uint32_t k = 1; k <= known_kinds; ++k)
-        if (k <= required_kinds || p.host)
+        if (present(k))
             JANUS_CHECK(place(k, 0, [&](Sink& s) { return transfer_section(s, p, static_cast<Kind>(k)); }));
     for (const ExtraSection& x : p.extra)
         JANUS_CHECK(place(x.kind, flag_optional, [&](Sink& s) { return s.tail(x.bytes, "bytes"); }));
@@ -1417,7 +1488,17 @@ inline Result<std::string> inspect(std::span<const std::uint8_t> file, std::stri
     if (p.host)
         t += "host section: " + dec(p.host->graph.size()) + " bytes of graph text, " +
              dec(static_cast<std::size_t>(std::count(p.host->graph.begin(), p.host->graph.end(), '\n'))) +
-             " lines; the first " + dec(p.host->prologue) + " nodes run before the program, the rest after it\n";
+             " lines; the first " + dec(p.host->prologue) + " nodes run before the program" +
+             (p.segments.empty() ? ", the rest after it\n" : "\n");
+    if (!p.segments.empty()) {
+        t += "segments (" + dec(p.segments.size() + 1) + "; each ends with halt, the host runs between them):\n";
+        t += "  segment 0: from pc 0, inputs from 0, outputs from 0, after " + dec(p.host->prologue) + " host nodes\n";
+        for (std::size_t i = 0; i < p.segments.size(); ++i) {
+            const SegmentStart& g = p.segments[i];
+            t += "  segment " + dec(i + 1) + ": from pc " + dec(g.entry) + ", inputs from " + dec(g.first_input) +
+                 ", outputs from " + dec(g.first_output) + ", after " + dec(g.nodes_before) + " host nodes\n";
+        }
+    }
     t += "extra sections (" + dec(p.extra.size()) + "):\n";
     for (const ExtraSection& x : p.extra) t += "  kind " + dec(x.kind) + ": " + dec(x.bytes.size()) + " bytes\n";
     return t;

@@ -2,9 +2,9 @@
 // The vnpu simulator: functional and timed, with a happens-before race detector (docs/vnpu.md).
 //
 // Contract:
-//   run(program, machine, options) executes the instruction list from pc 0 until HALT over `machine`'s memories
-//   and returns a Report: total cycles, per-unit busy / stall cycles and instruction counts, the races found, and
-//   the fault that stopped the run (if any). The run is deterministic: the same program, machine contents and
+//   run(program, machine, options) executes the instruction list from Options::entry (pc 0 by default) until HALT
+//   over `machine`'s memories and returns a Report: total cycles, per-unit busy / stall cycles and instruction
+//   counts, the races found, and the fault that stopped the run (if any). The run is deterministic: the same program, machine contents and
 //   options give the same report and the same memory bytes, every time.
 // Semantics: each row of the instruction table names its semantic function (`Sem`); execute() below has one case per
 //   Sem and the compiler checks the switch is complete (-Wswitch). Element math is written with the expression
@@ -68,6 +68,9 @@ struct Options {
     /// When set: resized to the program, entry pc = the last cycle instruction pc completed (SEQ instructions: the
     /// cycle they executed); 0 for instructions that never ran. Per-node cycles (janusc inspect) come from it.
     std::vector<std::uint64_t>* finished = nullptr;
+    /// The pc SEQ starts at (a segment's entry point: a program of several segments, each ending with halt, runs
+    /// one segment per call over the same machine). Rule entry-range when it is not inside the program.
+    std::uint32_t entry = 0;
 };
 
 struct UnitStats {
@@ -86,6 +89,23 @@ struct Report {
     std::array<std::int32_t, 16> regs{};
     std::array<int, 16> events{};
 };
+
+/// Add the report of a run that followed `total`'s on the same machine (the next segment of a program): cycles,
+/// unit counters, MACs and races add up; the fault, registers and events are the later run's.
+inline void accumulate(Report& total, const Report& next) {
+    total.cycles += next.cycles;
+    for (std::size_t u = 0; u < total.units.size(); ++u) {
+        total.units[u].busy += next.units[u].busy;
+        total.units[u].stall += next.units[u].stall;
+        total.units[u].instructions += next.units[u].instructions;
+    }
+    total.macs += next.macs;
+    total.races.insert(total.races.end(), next.races.begin(), next.races.end());
+    total.race_accesses += next.race_accesses;
+    total.fault = next.fault;
+    total.regs = next.regs;
+    total.events = next.events;
+}
 
 /// Configuration state of the DMA and MAC units (set by dma.cfg / mac.cfg, in queue order).
 struct DmaConfig {
@@ -160,7 +180,12 @@ public:
     }
 
     Report run() {
+        pc_ = opt_.entry;
+        if (pc_ >= prog_.size())
+            fault(pc_, "entry-range", "the entry pc " + std::to_string(pc_) + " is not inside the program's " +
+                                          std::to_string(prog_.size()) + " instructions");
         for (;;) {
+            if (rep_.fault) break;
             complete_due();
             if (rep_.fault) break;
             start_ready();
