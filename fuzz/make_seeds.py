@@ -709,7 +709,8 @@ def seeds_graph_diff():
     the imported fixtures of tests/graph/text/, and two graphs of the ops the lowering takes: a depthwise Conv,
     MaxPool, a LUT, GlobalAveragePool, Flatten and MatMul; a 1x1 Conv, Relu, a squeeze-and-excite Mul by its own
     [1, C, 1, 1] GlobalAveragePool, a residual Add and AveragePool; and the data movement, reductions and Resize
-    (Pad, Transpose, Slice, ReduceMax, Resize, Concat, ReduceMin, Expand, ReduceMean, ReduceSum); a ConvTranspose."""
+    (Pad, Transpose, Slice, ReduceMax, Resize, Concat, ReduceMin, Expand, ReduceMean, ReduceSum); a ConvTranspose;
+    host nodes between NPU nodes (three segments)."""
     root = FUZZ_DIR.parent / "tests" / "graph"
     seeds = {}
     for p in sorted((root / "passes").glob("*.ir")):
@@ -816,6 +817,20 @@ def seeds_graph_diff():
   %p: int8[1,16,2,2] q(int8 s=0.15 zp=-2) = AveragePool(%a) {{kernel_shape=[2, 2], strides=[2, 2]}}
   output %p
 }}
+""".encode()
+    # host nodes between NPU nodes: three segments, a value crossing two of them in scratch (tests/graph/segments.cpp)
+    seeds["segments.ir"] = """graph seg {
+  input %x: int8[1,16,4,4] q(int8 s=0.1 zp=3)
+  %a: int8[1,16,4,4] q(int8 s=0.1 zp=3) = Relu(%x)
+  %b: int8[1,16,4,4] q(int8 s=0.05 zp=-2) = Neg(%a)
+  %h: int8[1,16,4,4] q(int8 s=0.05 zp=-2) = Neg(%b) @host
+  %c: int8[1,16,4,4] q(int8 s=0.1 zp=-20) = Add(%h, %a)
+  %f: float32[1,16,4,4] = DequantizeLinear(%c)
+  %s: float32[1,16,4,4] = Sigmoid(%f)
+  %q: int8[1,16,4,4] q(int8 s=0.00390625 zp=-128) = QuantizeLinear(%s) {dtype="int8", scale=[0.00390625f], zero_point=[-128]}
+  %d: int8[1,16,4,4] q(int8 s=0.1 zp=-10) = Add(%q, %c)
+  output %d
+}
 """.encode()
     return seeds
 

@@ -242,6 +242,20 @@ TEST_CASE("nested transactions: the inner one rolls back, the outer one commits"
     CHECK(b.size() == 1);
 }
 
+TEST_CASE("end_segment: halt appended, the next pc returned; a held register is refused, events may stay held") {
+    Builder b("k");
+    auto e = b.event("whole program");
+    REQUIRE(b.emit("nop", {}).ok());
+    const auto entry = b.end_segment();
+    REQUIRE(entry.ok());
+    CHECK(*entry == 2);
+    CHECK(b.code()[1].info->mnemonic == "halt");
+    auto r = b.reg("address");
+    const auto refused = b.end_segment();
+    CHECK_RULE(refused, "held-at-segment-end");
+    CHECK(refused.error().message().find("r1 ('address')") != std::string::npos);
+}
+
 TEST_CASE("finish: held resources are named; halt is appended") {
     Builder b("k");
     auto r = b.reg("forgotten");

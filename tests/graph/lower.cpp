@@ -111,8 +111,9 @@ std::size_t verify_clean(const graph::Graph& g, const graph::LoweredGraph& l) {
 }  // namespace
 
 TEST_CASE("every fixture runs on the NPU engine bit-identical to the reference, outputs and every intermediate") {
-    for (const std::string stem : {"qdq_conv_relu", "qdq_uint8_add_sigmoid", "qop_conv_matmul", "qdq_float_tail",
-                                   "mobilenet_v2_tiny", "qdq_conv_bn", "qdq_conv_relu_shared", "qdq_unet_tiny"}) {
+    for (const std::string stem :
+         {"qdq_conv_relu", "qdq_uint8_add_sigmoid", "qop_conv_matmul", "qdq_float_tail", "mobilenet_v2_tiny",
+          "qdq_conv_bn", "qdq_conv_relu_shared", "qdq_unet_tiny", "qdq_float_middle"}) {
         CAPTURE(stem);
         const graph::Graph g = fixture(stem);
         const graph::LoweredGraph kept = lower(g, true);
@@ -146,9 +147,9 @@ TEST_CASE("every fixture runs on the NPU engine bit-identical to the reference, 
             const auto npu2 = run_npu(g, reused, in);
             for (std::size_t i = 0; i < ref->size(); ++i) CHECK(bytes_of(npu2.outputs[i]) == bytes_of((*ref)[i]));
         }
-        MESSAGE(stem << ": " << kept.npu.size() << " NPU nodes, " << kept.host_nodes()
-                     << " host nodes, " << kept.program.code.size() << " instructions, scratch "
-                     << lower(g, false).scratch_peak << " B reused / " << kept.scratch_peak << " B kept");
+        MESSAGE(stem << ": " << kept.npu.size() << " NPU nodes, " << kept.host_nodes() << " host nodes, "
+                     << kept.program.code.size() << " instructions, scratch " << lower(g, false).scratch_peak
+                     << " B reused / " << kept.scratch_peak << " B kept");
     }
 }
 

@@ -130,7 +130,8 @@ run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o 
 has "$T/err" "(after:lower needs the NPU engine) [usage]"
 
 # 8c. run --engine npu (the default): lowered, simulated, the same bytes as the reference engine, on every fixture
-for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny qdq_conv_relu_shared qdq_unet_tiny; do
+for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny qdq_conv_relu_shared qdq_unet_tiny \
+    qdq_float_middle; do
     args=()
     for f in "$FX/$m".in*.npy; do
         k="${f##*.in}"; k="${k%.npy}"
@@ -158,6 +159,16 @@ has "$T/out" "  after  the program: Reshape reshape -> flat int8[1,16] (int8 s=0
 has "$T/out" "  output conv_17: int8 at the boundary, int8 stored; shape [1,4,2,2] strides [64,1,32,16]"
 has "$T/out" "  after  the program: Softmax softmax -> output float32[1,16]"
 has "$T/out" "program io (between the host section and the NPU):"
+# qdq_float_middle: a float Softmax and Mul between two NPU segments (docs/package.md "Section 7: segments")
+run 0 "$J" compile "$FX/qdq_float_middle.onnx" -o "$T/qdq_float_middle2.jpk"
+has "$T/out" "host section: 1 nodes before the program, 4 between its 2 segments, 1 after it"
+same "$T/qdq_float_middle2.jpk" "$T/qdq_float_middle.jpk" "qdq_float_middle: the same package bytes on a second compile"
+run 0 "$J" inspect "$T/qdq_float_middle.jpk"
+has "$T/out" "program segments: 2, entered at pc 0, 87 (each ends with halt; the host runs its nodes between them)"
+has "$T/out" "  before segment 1: Softmax softmax -> soft float32[1,16,8,8]"
+has "$T/out" "  Add add: 15 instructions [145, 160), "
+run 0 "$J" verify "$FX/qdq_float_middle.onnx"
+has "$T/out" "verify: all 9 values bit-identical on both engines"
 same "$T/npu-mobilenet_v2_tiny/logits.npy" "$SRC/tests/janusc/golden/mobilenet_v2_tiny.logits.npy" "npu logits equal the golden file"
 # ConvInteger / MatMulInteger (int32 outputs, no requantization): host nodes on both engines, equal to ONNX semantics
 # (the fixture's out<k>.npy from numpy), and a model with no NPU node compiles to no package (exit 2)

@@ -53,7 +53,8 @@ TEST_CASE("race: a consumer with no wait at all is RAW against the producer") {
         dma.load r1, input, r0, 256
         lut.apply r1, r1, 0, 256
         halt
-    )", with_input(256));
+    )",
+                                            with_input(256));
     REQUIRE(rs.size() >= 1);
     CHECK(has(rs, sim::RaceKind::raw, 1, 2));
     CHECK(rs[0].space == sim::Space::lmem);
@@ -82,7 +83,8 @@ TEST_CASE("race: waiting on the wrong event orders nothing") {
         lut.apply r1, r1, 0, 16 wait(e1)
         sync 0x0001, 0x0000
         halt
-    )", with_input(64));
+    )",
+                                            with_input(64));
     CHECK(has(rs, sim::RaceKind::raw, 1, 3));
 }
 
@@ -94,7 +96,8 @@ TEST_CASE("race: WAR -- VEC overwrites a buffer a DMA store may still be reading
         dma.fill r1, 0, 16
         sync 0x0001, 0x0000
         halt
-    )", with_input(64));
+    )",
+                                            with_input(64));
     CHECK(has(rs, sim::RaceKind::war, 1, 2));
     CHECK(has(rs, sim::RaceKind::waw, 2, 3));
 }
@@ -110,7 +113,8 @@ TEST_CASE("race: ACC granules are 64 B -- MAC writes partial sums VEC joins with
         dma.load r3, input, r0, 16
         vec.sel r0, r3, r0, r0, 16      ; the mask is still being loaded: RAW (and WAR with the mac.mm reading A, B)
         halt
-    )", with_input(64));
+    )",
+                                            with_input(64));
     CHECK(has(rs, sim::RaceKind::raw, 3, 4));
     CHECK(has(rs, sim::RaceKind::raw, 6, 7));
     for (const auto& r : rs)
@@ -131,7 +135,8 @@ TEST_CASE("no race: producer -> event -> consumer, and a SEQ sync orders everyth
         dma.store output, r0, r1, 16 signal(e2)
         vec.max r1, r1, r1, 16 wait(e2)   ; WAR against the store, ordered by e2
         halt
-    )", m);
+    )",
+              m);
 }
 
 TEST_CASE("events are FIFOs of clocks: the k-th wait takes the k-th signal's ordering") {
@@ -156,7 +161,8 @@ TEST_CASE("events are FIFOs of clocks: the k-th wait takes the k-th signal's ord
         sync 0x0001, 0x0000
         lut.apply r2, r2, 0, 16 wait(e0)
         halt
-    )", m);
+    )",
+              m);
 }
 
 namespace {
@@ -180,7 +186,8 @@ TEST_CASE("faults (seed C4): encodable but unmapped, past a space's end, misalig
     check_fault("li r1, 0x100000\ndma.load r1, input, r0, 16\nhalt\n", m, "unmapped-address", "pc 1", "20-bit");
     check_fault("li r1, 0x108\ndma.load r1, input, r0, 16\nhalt\n", m, "alignment", "pc 1", "not a multiple of 16");
     check_fault("li r1, 0x80010\nvec.acc r1, r0, 0, 16\nhalt\n", m, "alignment", "pc 1", "multiple of 64");
-    check_fault("li r1, 0x80000\nmac.mm r0, r1, r0, 0\nhalt\n", m, "operand-space", "pc 1", "ra = 0x80000 is in ACC; mac.mm expects LMEM");
+    check_fault("li r1, 0x80000\nmac.mm r0, r1, r0, 0\nhalt\n", m, "operand-space", "pc 1",
+                "ra = 0x80000 is in ACC; mac.mm expects LMEM");
     check_fault("li r2, 64\ndma.load r0, input, r2, 16\nhalt\n", m, "dram-bounds", "pc 1", "DRAM input (64 B)");
     check_fault("dma.load r0, scratch, r0, 16\nhalt\n", m, "dram-bounds", "pc 0", "DRAM scratch (0 B)");
 }
@@ -210,12 +217,10 @@ TEST_CASE("faults: event overflow, leaked event, deadlock dump, loops, missing h
                 "channel 3: reserved byte 12 is 1");
     t.lmem[16 + 16 * 3 + 12] = 0;
     t.lmem[16 + 16 * 5 + 8] = 0;  // t = 0: not a shift the table can hold
-    check_fault("li r1, 0x80000\nli r2, 0x1000\nvec.rq r2, r1, r0, 16, 1\nhalt\n", t, "rq-table", "pc 2",
-                "channel 5");
+    check_fault("li r1, 0x80000\nli r2, 0x1000\nvec.rq r2, r1, r0, 16, 1\nhalt\n", t, "rq-table", "pc 2", "channel 5");
     t.lmem[16 + 16 * 5 + 8] = 31;
     t.lmem[12] = 3;  // the header's rounding: 0..2 only
-    check_fault("li r1, 0x80000\nli r2, 0x1000\nvec.rq r2, r1, r0, 16, 1\nhalt\n", t, "rq-table", "pc 2",
-                "rounding 3");
+    check_fault("li r1, 0x80000\nli r2, 0x1000\nvec.rq r2, r1, r0, 16, 1\nhalt\n", t, "rq-table", "pc 2", "rounding 3");
     put_i32(t.lmem, 0x400 + 44, -1);  // an elementwise block whose rounding word is -1
     check_fault("li r1, 0x400\nvec.ew.add r0, r0, r0, r1, 16\nhalt\n", t, "ew-table", "pc 1", "rounding (word 11) -1");
     check_fault("li r1, 0x80000\nvec.sel r0, r0, r1, r0, 16\nhalt\n", t, "operand-space", "pc 1",
@@ -284,4 +289,35 @@ TEST_CASE("determinism: same program, same report text and same bytes, every run
             CHECK(m.dram == first.dram);
         }
     }
+}
+
+TEST_CASE("entry: a program of segments runs one segment per call over one machine; entry-range") {
+    // segment 0 (pc 0..2) fills LMEM 0x100; segment 1 (pc 3..4) uses r1 without setting it: registers start at 0
+    // in every run, while the memories keep what the previous segment wrote
+    const auto p = assemble("li r1, 0x100\ndma.fill r1, 7, 16\nhalt\ndma.fill r1, 9, 16\nhalt\n", "seg.s");
+    REQUIRE(p.ok());
+    sim::Machine m;
+    const sim::Report r0 = janus_test::simulate(*p, m, {});
+    REQUIRE_FALSE(r0.fault.has_value());
+    CHECK(r0.regs[1] == 0x100);
+    CHECK(m.lmem[0x100] == 7);
+    CHECK(m.lmem[0] == 0);
+    sim::Options second;
+    second.entry = 3;
+    const sim::Report r1 = janus_test::simulate(*p, m, second);
+    REQUIRE_FALSE(r1.fault.has_value());
+    CHECK(r1.regs[1] == 0);
+    CHECK(m.lmem[0] == 9);
+    CHECK(m.lmem[0x100] == 7);
+    CHECK(r1.units[0].instructions == 2);  // dma.fill dispatched, halt
+    sim::Report total = r0;
+    sim::accumulate(total, r1);
+    CHECK(total.cycles == r0.cycles + r1.cycles);
+    CHECK(total.units[1].instructions == 2);
+    sim::Options past;
+    past.entry = 5;
+    const sim::Report r2 = janus_test::simulate(*p, m, past);
+    REQUIRE(r2.fault.has_value());
+    CHECK(r2.fault->rule == "entry-range");
+    CHECK(r2.fault->message().find("the entry pc 5 is not inside the program's 5 instructions") != std::string::npos);
 }

@@ -416,6 +416,11 @@ int cmd_inspect(const std::string& path) {
                       << h->graph.value(n.outputs[0]).name << " " << h->graph.value(n.outputs[0]).type.str() << "\n";
         }
     }
+    if (!p->segments.empty()) {
+        std::cout << "program segments: " << p->segments.size() + 1 << ", entered at pc 0";
+        for (const auto& sg : p->segments) std::cout << ", " << sg.entry;
+        std::cout << " (each ends with halt; the host runs its nodes between them)\n";
+    }
     std::cout << "buffers:\n";
     for (const auto& b : p->buffers)
         std::cout << "  " << pk::buffer_kind_name(b.kind) << " " << b.name << ": region "
