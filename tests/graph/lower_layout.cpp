@@ -173,4 +173,39 @@ TEST_CASE("ConvTranspose: its zero-stuffed input in scratch for one kernel, bit-
     reused_scratch_matches(*g, {5u, 6u});
 }
 
+TEST_CASE("int8 constant operands: laid out like activations in the weights region, bit-identical") {
+    // a Concat with a constant block of rows, an Add of a constant [1, C, 1, 1] (broadcast over the pixels) and a
+    // Mul by a constant of the output's own shape; the constants' bytes are the program's constants
+    std::string k = "0x", c = "0x", m = "0x";
+    for (int i = 0; i < 16 * 2 * 4; ++i) k += "0123456789abcdef"[(i * 5) % 16], k += "7f3e"[i % 4];
+    for (int i = 0; i < 16; ++i) c += "1f"[i % 2], c += "0123456789abcdef"[(i * 3) % 16];
+    for (int i = 0; i < 16 * 6 * 4; ++i) m += "0123456789abcdef"[(i * 7) % 16], m += "c1"[i % 2];
+    auto g = graph::parse(
+        "graph consts {\n  input %x: int8[1,16,4,4] q(int8 s=0.05 zp=-3)\n"
+        "  const %k: int8[1,16,2,4] q(int8 s=0.05 zp=-3) = " +
+            k +
+            "\n"
+            "  %y: int8[1,16,6,4] q(int8 s=0.05 zp=-3) = Concat(%x, %k) {axis=2}\n"
+            "  const %c: int8[1,16,1,1] q(int8 s=0.1 zp=2) = " +
+            c +
+            "\n"
+            "  %z: int8[1,16,6,4] q(int8 s=0.1 zp=0) = Add(%y, %c)\n"
+            "  const %m: int8[1,16,6,4] q(int8 s=0.02 zp=1) = " +
+            m +
+            "\n"
+            "  %w: int8[1,16,6,4] q(int8 s=0.15 zp=-4) = Mul(%m, %z)\n"
+            "  output %w\n}\n",
+        "consts");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    CHECK(lowers_exactly(*g).find("lower_concat") != std::string::npos);
+    reused_scratch_matches(*g, {8u, 9u});
+    const auto l = graph::lower_graph(*g);
+    REQUIRE(l.ok());
+    std::size_t consts = 0;
+    for (const auto& line : l->log)
+        consts += line.rfind("const  ", 0) == 0 && line.find("weights @") != std::string::npos;
+    CHECK(consts == 3);
+    CHECK(l->placement[static_cast<std::size_t>(g->find("c"))]->pitch == 16);
+}
+
 }  // namespace lower_layout_test

@@ -114,15 +114,19 @@ inline std::string describe(const DramArray& a) {
            std::to_string(a.offset);
 }
 
-/// Rule lower-<op>-layout: a well-formed descriptor of an int8 tensor.
-inline Status check_array(const DramArray& a, const std::string& what, const std::string& op, const std::string& name) {
+/// Rule lower-<op>-layout: a well-formed descriptor of an int8 tensor. An operand may be read from any region (an
+/// int8 constant in the weights region, 0, included); a result is written to scratch, input or output (1..3).
+inline Status check_array(const DramArray& a, const std::string& what, const std::string& op, const std::string& name,
+                          bool written = false) {
     const auto refuse = [&](const std::string& why) {
         return make_error(what, name, "lower-" + op + "-layout", name + " " + describe(a) + ": " + why);
     };
     if (a.rank() < 1 || a.rank() > 5) return refuse("the rank must be 1..5");
     for (auto d : a.shape)
         if (d < 0 || d > max_elements) return refuse("an extent is negative or above 2^40");
-    if (a.region < 1 || a.region > 3) return refuse("the region must be scratch (1), input (2) or output (3)");
+    if (a.region < (written ? 1 : 0) || a.region > 3)
+        return refuse(written ? "a result's region must be scratch (1), input (2) or output (3)"
+                              : "the region must be weights (0), scratch (1), input (2) or output (3)");
     if (a.pitch < 16 || a.pitch % 16 != 0 || a.pitch < a.inner())
         return refuse("the pitch must be a multiple of 16 >= the innermost extent");
     if (a.offset % 16 != 0) return refuse("the offset must be a multiple of 16");
@@ -460,7 +464,7 @@ Status lower_view_op(Builder& b, const typename Op::Attrs& a, const DramArray& x
                      const std::string& op) {
     const std::string what = b.name() + ": " + op;
     JANUS_CHECK(check_array(x, what, op, "input"));
-    JANUS_CHECK(check_array(y, what, op, "output"));
+    JANUS_CHECK(check_array(y, what, op, "output", true));
     JANUS_CHECK(check_disjoint(x, y, what, op));
     JANUS_CHECK(ops::validate_attrs(Op::schema, a, ops::op_what<Op>()));
     JANUS_CHECK(ops::movement::check_input(x.type(), ops::op_what<Op>(0)));
@@ -482,7 +486,7 @@ Status lower_reshape_op(Builder& b, const typename Op::Attrs& a, const DramArray
                         const std::string& op) {
     const std::string what = b.name() + ": " + op;
     JANUS_CHECK(check_array(x, what, op, "input"));
-    JANUS_CHECK(check_array(y, what, op, "output"));
+    JANUS_CHECK(check_array(y, what, op, "output", true));
     JANUS_CHECK(ops::validate_attrs(Op::schema, a, ops::op_what<Op>()));
     const ops::TensorType xt = x.type();
     JANUS_TRY(ops::TensorType t, Op::infer(std::span<const ops::TensorType>(&xt, 1), a));
@@ -544,7 +548,7 @@ Status lower_reshape_op(Builder& b, const typename Op::Attrs& a, const DramArray
 inline Status lower_requantize(Builder& b, const ops::Requantize::Attrs& a, const DramArray& x, const DramArray& y) {
     const std::string op = "requantize", what = b.name() + ": " + op;
     JANUS_CHECK(move_detail::check_array(x, what, op, "input"));
-    JANUS_CHECK(move_detail::check_array(y, what, op, "output"));
+    JANUS_CHECK(move_detail::check_array(y, what, op, "output", true));
     JANUS_CHECK(move_detail::check_disjoint(x, y, what, op));
     JANUS_CHECK(ops::validate_attrs(ops::Requantize::schema, a, ops::op_what<ops::Requantize>()));
     if (a.dtype == "uint8")
@@ -619,7 +623,7 @@ inline Status lower_unsqueeze(Builder& b, const ops::Unsqueeze::Attrs& a, const 
 /// is copied after it). Rules: lower-concat-inner, lower-concat-per-axis, lower-concat-layout.
 inline Status lower_concat(Builder& b, const ops::Concat::Attrs& a, std::span<const DramArray> xs, const DramArray& y) {
     const std::string op = "concat", what = b.name() + ": " + op;
-    JANUS_CHECK(move_detail::check_array(y, what, op, "output"));
+    JANUS_CHECK(move_detail::check_array(y, what, op, "output", true));
     std::vector<ops::TensorType> types;
     for (std::size_t k = 0; k < xs.size(); ++k) {
         JANUS_CHECK(move_detail::check_array(xs[k], what, op, "input " + std::to_string(k)));
@@ -678,7 +682,7 @@ inline Status lower_concat(Builder& b, const ops::Concat::Attrs& a, std::span<co
 inline Status lower_pad(Builder& b, const ops::Pad::Attrs& a, const DramArray& x, const DramArray& y) {
     const std::string op = "pad", what = b.name() + ": " + op;
     JANUS_CHECK(move_detail::check_array(x, what, op, "input"));
-    JANUS_CHECK(move_detail::check_array(y, what, op, "output"));
+    JANUS_CHECK(move_detail::check_array(y, what, op, "output", true));
     JANUS_CHECK(move_detail::check_disjoint(x, y, what, op));
     JANUS_CHECK(ops::validate_attrs(ops::Pad::schema, a, ops::op_what<ops::Pad>()));
     JANUS_TRY(ops::Pad::Plan p, ops::Pad::plan(x.type(), a));

@@ -68,7 +68,7 @@ inline Status lower_resize(Builder& b, const ops::Resize::Attrs& a, const DramAr
     using namespace move_detail;
     const std::string what = b.name() + ": resize", op = "resize";
     JANUS_CHECK(check_array(x, what, op, "input"));
-    JANUS_CHECK(check_array(y, what, op, "output"));
+    JANUS_CHECK(check_array(y, what, op, "output", true));
     JANUS_CHECK(check_disjoint(x, y, what, op));
     if (x.rank() != 4 || y.rank() != 4 || x.shape[0] != 1)
         return make_error(what, "", "lower-resize-layout",

@@ -21,9 +21,10 @@
 //     physical result is not the output's physical order is refused (lower-layout), and what the DMA cannot move
 //     inside a 16-B granule is the emitter's lower-<op>-inner. ConvTranspose stuffs its input into a scratch buffer
 //     that lives for its own kernel.
-//   - Memory (seed C5). The values crossing into the segment are in the input region (2), the values the host reads
+//   - Memory (seed C5). The values crossing into a segment are in the input region (2), the values the host reads
 //     after it in the output region (3), constants in the weights region (0), and every other value in the scratch
-//     region (1). Scratch is a first-fit arena: a buffer is freed after its last NPU reader, and an output is placed
+//     region (1). An int8 constant that is an operand of an elementwise op or of data movement (a Concat with a
+//     constant block) is laid out there like an activation of its shape (NHWC image, padded matrix). Scratch is a first-fit arena: a buffer is freed after its last NPU reader, and an output is placed
 //     before its inputs are freed, so a kernel never overwrites what it reads. `keep_intermediates` gives every value
 //     its own buffer (janusc verify reads them all back). `scratch_peak` is the arena's size.
 //   - Kernel barrier (seed C2 across kernels): between two kernels every unit signals one event reserved for the
@@ -434,8 +435,22 @@ inline Result<std::vector<std::int32_t>> conv_bias(const Graph& g, const Node& n
 
 }  // namespace lower_detail
 
-/// Lower the NPU segment of `g` (see the contract above).
-inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {}) {
+// Compile time: lower_graph instantiates every emitter (about a minute of g++ -O2 per translation unit). As with the
+// registry's dispatch (ops/registry.hpp), a program with several TUs may compile it once: define
+// JANUS_OUT_OF_LINE_LOWERING in every TU (this header then only declares lower_graph) and, in exactly one TU, also
+// JANUS_DEFINE_LOWERING before including it (tools/common/lowering.cpp for janusc, the tests and the fuzzers).
+// Without the macros it is inline, as usual.
+#if defined(JANUS_DEFINE_LOWERING)
+#define JANUS_LOWERING_LINKAGE
+#else
+#define JANUS_LOWERING_LINKAGE inline
+#endif
+
+/// Lower the NPU part of `g`, segment by segment (see the contract above).
+#if defined(JANUS_OUT_OF_LINE_LOWERING) && !defined(JANUS_DEFINE_LOWERING)
+Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {});
+#else
+JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {}) {
     using namespace lower_detail;
     LoweredGraph L;
     L.placement.resize(g.values.size());
@@ -710,6 +725,30 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
         std::vector<ops::TensorType> types;
         for (ValueId x : n.inputs)
             if (x != no_value) types.push_back(g.value(x).type);
+        // Operand i of `types`: a value the NPU holds, or an int8 constant laid out like an activation of its shape
+        // (NHWC image or padded matrix) in the weights region, materialized once per constant.
+        const auto operand_place = [&](std::size_t i) -> Result<Placement> {
+            std::size_t seen = 0;
+            ValueId x = no_value;
+            for (ValueId v : n.inputs)
+                if (v != no_value && seen++ == i) x = v;
+            auto& p = L.placement[static_cast<std::size_t>(x)];
+            if (p) return *p;
+            const Value& v = g.value(x);
+            if (v.kind != ValueKind::constant || !int8_value(v))
+                return make_error(what, v.name, "lower-operand",
+                                  "the operand is neither on the NPU nor an int8 constant");
+            JANUS_TRY(Placement q, shape_form(v, what));
+            std::vector<std::uint8_t> bytes(static_cast<std::size_t>(q.bytes()), 0);
+            const auto data = const_data<std::int8_t>(v);
+            for (std::size_t e = 0; e < data.size(); ++e)
+                bytes[static_cast<std::size_t>(q.byte_of(static_cast<std::int64_t>(e)))] =
+                    static_cast<std::uint8_t>(data[e]);
+            q.region = 0, q.offset = b.constant(bytes);
+            p = q;
+            L.log.push_back("const  " + v.name + ": " + q.str());
+            return q;
+        };
         Status st = ok_status();
 
         if ((n.op == "Flatten" || n.op == "Reshape") && ins.size() == 1 && in_place(0).form == Placement::Form::image &&
@@ -884,18 +923,20 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             // Each operand has the output's layout, or is a [1, C, 1, 1] image broadcast over the output's pixels
             // (its one pixel, `pitch` bytes, repeated: a stride-0 row, seed A7).
             const auto operand = [&](std::size_t i) -> std::optional<emit::DramTensor> {
-                const Placement x = in_place(i);
+                const auto xp = operand_place(i);
+                if (!xp.ok()) return std::nullopt;
+                const Placement& x = *xp;
                 if (same_layout(x, form)) return x.flat();
                 if (x.form == Placement::Form::image && form.form == Placement::Form::image && x.h == 1 && x.w == 1 &&
                     x.c == form.c && x.pitch == form.pitch)
                     return emit::DramTensor{x.region, x.offset, x.pitch, 0};
                 return std::nullopt;
             };
-            if (ins.size() != 2 || n.inputs.size() != 2 || !operand(0) || !operand(1))
+            if (types.size() != 2 || n.inputs.size() != 2 || !operand(0) || !operand(1))
                 return make_error(what, "", "lower-broadcast",
-                                  "elementwise ops lower on two activations of the output's layout, or one of them a "
-                                  "[1, C, 1, 1] broadcast over the pixels; other broadcasts and constant operands are "
-                                  "not lowered yet");
+                                  "elementwise ops lower on two operands (activations or int8 constants) of the "
+                                  "output's layout, or one of them a [1, C, 1, 1] broadcast over the pixels; other "
+                                  "broadcasts (a scalar, a row) are not lowered yet");
             const auto& qa = *types[0].quant;
             const auto& qb = *types[1].quant;
             const auto& qy = *out.type.quant;
@@ -923,11 +964,10 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
             L.log.push_back("node   " + node_what(g, k) + ": lower_lut (the requantization's table)");
             st = emit::lower_lut(b, table, x.flat(), y.flat());
         } else if (array_op(n.op)) {
-            if (ins.size() != n.inputs.size())
-                return make_error(what, "", "lower-op", "a constant operand of " + n.op + " is not lowered yet");
             std::vector<PhysicalArray> xs;
-            for (std::size_t i = 0; i < ins.size(); ++i) {
-                JANUS_TRY(PhysicalArray a, physical(in_place(i), types[i], what));
+            for (std::size_t i = 0; i < types.size(); ++i) {
+                JANUS_TRY(const Placement xp, operand_place(i));
+                JANUS_TRY(PhysicalArray a, physical(xp, types[i], what));
                 xs.push_back(std::move(a));
             }
             const Placement y = place_output(k, form);
@@ -966,6 +1006,7 @@ inline Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt 
                     std::to_string(L.program.weights.size()) + " B");
     return L;
 }
+#endif
 
 /// The physical side of an IR dump (seed B4): one comment line per value the NPU holds, with its logical type and
 /// where and how its bytes are laid out, then the nodes left on the host. `--dump-ir=after:lower` prints it after the
