@@ -1081,22 +1081,18 @@ Status transfer_segments(Ar& ar, P& p) {
             return who + ": " + dec(g.nodes_before) + " host nodes run before it, fewer than before the previous " +
                    "one (" + dec(prev.nodes_before) + ")";
         }));
-        const std::size_t in_at = ar.pos();
-        JANUS_CHECK(ar.template num<std::uint32_t>(g.first_input, "first input"));
-        JANUS_CHECK(ar.require(g.first_input >= prev.first_input && g.first_input <= p.inputs.size(), in_at,
-                               "segments-io", [&] {
-                                   return who + ": first input " + dec(g.first_input) + " is before the previous "
-                                          "segment's (" + dec(prev.first_input) + ") or past the " +
-                                          dec(p.inputs.size()) + " program inputs";
-                               }));
-        const std::size_t out_at = ar.pos();
-        JANUS_CHECK(ar.template num<std::uint32_t>(g.first_output, "first output"));
-        JANUS_CHECK(ar.require(g.first_output >= prev.first_output && g.first_output <= p.outputs.size(), out_at,
-                               "segments-io", [&] {
-                                   return who + ": first output " + dec(g.first_output) + " is before the previous "
-                                          "segment's (" + dec(prev.first_output) + ") or past the " +
-                                          dec(p.outputs.size()) + " program outputs";
-                               }));
+        // the segment's first program input or output: not before the previous segment's, within the io counts
+        const auto io_index = [&](auto& field, std::uint32_t previous, std::size_t count,
+                                  const char* kind) -> Status {
+            const std::size_t at = ar.pos();
+            JANUS_CHECK(ar.template num<std::uint32_t>(field, std::string("first ") + kind));
+            return ar.require(field >= previous && field <= count, at, "segments-io", [&] {
+                return who + ": first " + kind + " " + dec(field) + " is before the previous segment's (" +
+                       dec(previous) + ") or past the " + dec(count) + " program " + kind + "s";
+            });
+        };
+        JANUS_CHECK(io_index(g.first_input, prev.first_input, p.inputs.size(), "input"));
+        JANUS_CHECK(io_index(g.first_output, prev.first_output, p.outputs.size(), "output"));
         prev = g;
     }
     return ok_status();
