@@ -4,10 +4,10 @@
 //   even  raw: bytes 1.. are a package file.
 //   odd   structured: bytes 1.. drive a generator that builds a package (program from the instruction table,
 //         weights, regions, buffers of every kind, inputs and outputs with layouts and quantization, a debug map,
-//         a host section, a segments section, extra sections; mostly valid, sometimes not). The package is written, then up to 4
-//         mutations (offset, xor) change its bytes. The checksums are then recomputed (unless bit 1 of byte 0 is
-//         set), so that a mutation reaches the structural and content rules instead of stopping at a checksum. The
-//         result is read as in raw mode.
+//         a host section, a segments section, extra sections; mostly valid, sometimes not). The package is
+//         written, then up to 4 mutations (offset, xor) change its bytes. The checksums are then recomputed
+//         (unless bit 1 of byte 0 is set), so that a mutation reaches the structural and content rules instead of
+//         stopping at a checksum. The result is read as in raw mode.
 // Properties (a __builtin_trap() when broken):
 //   1. read_package (toolchain check off) returns a package or a well-formed Error: the input's name, position
 //      "byte N" with N <= size, non-empty rule and detail.

@@ -24,9 +24,10 @@
 //   - Memory (seed C5). The values crossing into a segment are in the input region (2), the values the host reads
 //     after it in the output region (3), constants in the weights region (0), and every other value in the scratch
 //     region (1). An int8 constant that is an operand of an elementwise op or of data movement (a Concat with a
-//     constant block) is laid out there like an activation of its shape (NHWC image, padded matrix). Scratch is a first-fit arena: a buffer is freed after its last NPU reader, and an output is placed
-//     before its inputs are freed, so a kernel never overwrites what it reads. `keep_intermediates` gives every value
-//     its own buffer (janusc verify reads them all back). `scratch_peak` is the arena's size.
+//     constant block) is laid out there like an activation of its shape (NHWC image, padded matrix). Scratch is a
+//     first-fit arena: a buffer is freed after its last NPU reader, and an output is placed before its inputs are
+//     freed, so a kernel never overwrites what it reads. `keep_intermediates` gives every value its own buffer
+//     (janusc verify reads them all back). `scratch_peak` is the arena's size.
 //   - Kernel barrier (seed C2 across kernels): between two kernels every unit signals one event reserved for the
 //     whole program and SEQ waits for all four signals, so no event signal crosses a kernel boundary (see the
 //     comment at the barrier for the failure it prevents). Within a kernel, sync is the emitter's.

@@ -9,8 +9,8 @@
 // its outputs are unpacked with the graph's own types; the host epilogue runs last. The report adds up the
 // segments' runs (vnpu::sim::accumulate). A fault or a race is an error (rule npu-fault, npu-race): the compiler
 // produced a wrong program. `observe` sees every value the host computes and, when the lowering kept its
-// intermediates, every value the NPU computes, in node order. `simulate` is vnpu::sim::run, passed in so that only one translation unit of a
-// program instantiates the simulator.
+// intermediates, every value the NPU computes, in node order. `simulate` is vnpu::sim::run, passed in so that only
+// one translation unit of a program instantiates the simulator.
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>

@@ -4,8 +4,8 @@
 // Contract:
 //   run(program, machine, options) executes the instruction list from Options::entry (pc 0 by default) until HALT
 //   over `machine`'s memories and returns a Report: total cycles, per-unit busy / stall cycles and instruction
-//   counts, the races found, and the fault that stopped the run (if any). The run is deterministic: the same program, machine contents and
-//   options give the same report and the same memory bytes, every time.
+//   counts, the races found, and the fault that stopped the run (if any). The run is deterministic: the same
+//   program, machine contents and options give the same report and the same memory bytes, every time.
 // Semantics: each row of the instruction table names its semantic function (`Sem`); execute() below has one case per
 //   Sem and the compiler checks the switch is complete (-Wswitch). Element math is written with the expression
 //   primitives of ops/expr.hpp (requantization, the elementwise rules of ops/binary.hpp, table lookup), and the MAC
