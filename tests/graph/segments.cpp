@@ -197,4 +197,39 @@ TEST_CASE("a segments section that does not fit its program or host graph is ref
     write_refused([](package::Package& p) { p.host.reset(); }, "segments-host");
 }
 
+TEST_CASE("a host node that reads nothing the NPU computes runs in the prologue and does not split the program") {
+    // in node order the float Sigmoid and its QuantizeLinear come between the two NPU nodes, but they read only the
+    // model input %f: one segment, both nodes before it
+    const graph::Graph g = parsed(
+        "graph hoist {\n  input %x: int8[1,16,4,4] q(int8 s=0.1 zp=3)\n  input %f: float32[1,16,4,4]\n"
+        "  %a: int8[1,16,4,4] q(int8 s=0.1 zp=3) = Relu(%x)\n"
+        "  %s: float32[1,16,4,4] = Sigmoid(%f)\n"
+        "  %q: int8[1,16,4,4] q(int8 s=0.00390625 zp=-128) = QuantizeLinear(%s) {dtype=\"int8\", "
+        "scale=[0.00390625f], zero_point=[-128]}\n"
+        "  %c: int8[1,16,4,4] q(int8 s=0.1 zp=-10) = Add(%a, %q)\n"
+        "  output %c\n}\n");
+    const auto l = lowered(g, false);
+    REQUIRE(l.segments.size() == 1);
+    CHECK(l.host_before == std::vector<std::size_t>{1, 2});
+    std::string log;
+    for (const auto& line : l.log) log += line + "\n";
+    CHECK(log.find("host   node 1 (Sigmoid): reads nothing the NPU computes, runs before it") != std::string::npos);
+    const auto pkg = graph::compile_package(g, l);
+    REQUIRE_MESSAGE(pkg.ok(), (pkg.ok() ? std::string() : pkg.error().message()));
+    CHECK(pkg->segments.empty());
+    REQUIRE(pkg->host.has_value());
+    CHECK(pkg->host->prologue == 2);
+    for (unsigned seed : {1u, 2u}) {
+        const auto in = graph::seeded_inputs(g, seed);
+        const auto ref = graph::run_reference(g, in, janus_tools::kernel_by_name);
+        REQUIRE(ref.ok());
+        const auto npu = graph::run_npu(g, l, in, janus_tools::kernel_by_name, janus_test::simulate);
+        REQUIRE_MESSAGE(npu.ok(), (npu.ok() ? std::string() : npu.error().message()));
+        CHECK(bytes(npu->outputs[0]) == bytes((*ref)[0]));
+        const auto out = graph::run_package(*pkg, in, janus_tools::kernel_by_name, janus_test::simulate);
+        REQUIRE_MESSAGE(out.ok(), (out.ok() ? std::string() : out.error().message()));
+        CHECK(bytes((*out)[0]) == bytes((*ref)[0]));
+    }
+}
+
 }  // namespace segments_test

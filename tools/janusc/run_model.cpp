@@ -430,7 +430,7 @@ int cmd_inspect(const std::string& path) {
 
     // per-node cycles: one run of every segment with the timing model (data-independent) on 0x5A-filled inputs
     std::vector<std::uint64_t> finished;
-    const auto timed = graph::time_program(*p, janusc::simulate, finished);
+    const auto timed = graph::time_program(*p, janusc::simulate, finished, path);
     if (!timed) return fail(timed.error(), exit_internal);  // read_package decoded every word: a fault is ours
     const auto& r = *timed;
     const auto cycles = graph::node_cycles(p->debug, finished);

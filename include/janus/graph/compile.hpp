@@ -301,8 +301,9 @@ class ProgramRun {
 public:
     /// Decode the program and set up the machine. `name` names the program in fault messages.
     static Result<ProgramRun> start(const package::Package& p, KernelFn kernel, SimulateFn simulate,
-                                    const ops::OpContext& ctx = {}) {
+                                    const ops::OpContext& ctx = {}, std::string name = "package") {
         ProgramRun r(p, kernel, simulate, ctx);
+        r.name_ = std::move(name);
         for (std::size_t k = 0; k < p.code.size(); ++k) {
             JANUS_TRY(auto in, vnpu::decode(p.code[k], "instruction " + std::to_string(k)));
             r.code_.push_back(in);
@@ -363,12 +364,12 @@ public:
     /// segment's run (the cycles count from its own start). Rules: npu-fault, npu-race.
     Status run(std::size_t s, std::vector<std::uint64_t>* finished = nullptr) {
         vnpu::sim::Options so;
-        so.name = "package";
+        so.name = name_;
         so.entry = s == 0 ? 0 : p_->segments[s - 1].entry;
         so.finished = finished;
         const vnpu::sim::Report r = simulate_(code_, m_, so);
         vnpu::sim::accumulate(report_, r);
-        const std::string what = "package" + (segments() > 1 ? " segment " + std::to_string(s) : std::string());
+        const std::string what = name_ + (segments() > 1 ? " segment " + std::to_string(s) : std::string());
         if (r.fault) return make_error(what, "", "npu-fault", "the program faulted: " + r.fault->message());
         if (!r.races.empty())
             return make_error(what, "", "npu-race",
@@ -416,6 +417,7 @@ private:
         return static_cast<std::size_t>(d.offset) + static_cast<std::size_t>(at);
     }
     const package::Package* p_;
+    std::string name_;
     KernelFn kernel_;
     SimulateFn simulate_;
     ops::OpContext ctx_;
@@ -590,8 +592,9 @@ inline Result<std::vector<Tensor>> run_package(const package::Package& p, std::s
 /// segment in turn, `finished` (Options::finished) across the segments, each segment's times offset by the cycles
 /// of the ones before it, so that node_cycles charges the whole program.
 inline Result<vnpu::sim::Report> time_program(const package::Package& p, SimulateFn simulate,
-                                              std::vector<std::uint64_t>& finished) {
-    JANUS_TRY(ProgramRun run, ProgramRun::start(p, nullptr, simulate));
+                                              std::vector<std::uint64_t>& finished,
+                                              const std::string& name = "package") {
+    JANUS_TRY(ProgramRun run, ProgramRun::start(p, nullptr, simulate, {}, name));
     finished.assign(p.code.size(), 0);
     for (std::size_t s = 0; s < run.segments(); ++s) {
         const std::uint64_t before = run.report().cycles;

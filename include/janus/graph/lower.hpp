@@ -7,7 +7,8 @@
 //     input), after the last one (the epilogue: DequantizeLinear of an output), or between NPU nodes (a float op in
 //     the middle of a quantized model). In node order, each maximal run of NPU nodes is a *segment*: its code ends
 //     with halt, and the host runs the host nodes that follow it before the next segment starts at its entry pc
-//     (LoweredSegment; vnpu::sim::Options::entry). DRAM keeps its bytes between segments, so a value one segment
+//     (LoweredSegment; vnpu::sim::Options::entry). A host node that reads nothing the NPU computes (directly or
+//     through other host nodes) joins the prologue instead of splitting the program. DRAM keeps its bytes between segments, so a value one segment
 //     leaves in scratch is read by a later one where it is; a value crossing to the host is in the output region, a
 //     value crossing back in the input region. A node that could run on the NPU but whose emitter refuses it fails
 //     the lowering with the emitter's own rule: it is never moved to the host silently.
@@ -467,10 +468,22 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
             if (!first) first = k;
             last = k;
         }
-    std::vector<std::size_t> between;  // host nodes between NPU nodes: they run before the segment that follows
+    // A host node between NPU nodes that reads nothing the NPU computed, directly or through other host nodes, runs
+    // in the prologue instead: it would split the program for nothing (a halt and a host round trip).
+    std::vector<bool> from_npu(g.values.size(), false), hoisted(g.nodes.size(), false);
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        bool reads_npu = false;
+        for (ValueId x : g.nodes[k].inputs)
+            reads_npu = reads_npu || (x != no_value && from_npu[static_cast<std::size_t>(x)]);
+        for (ValueId o : g.nodes[k].outputs) from_npu[static_cast<std::size_t>(o)] = on_npu[k] || reads_npu;
         if (on_npu[k]) continue;
-        (first && k > *last ? L.host_after : first && k > *first ? between : L.host_before).push_back(k);
+        hoisted[k] = first && k > *first && k < *last && !reads_npu;
+        if (first && k > *last)
+            L.host_after.push_back(k);
+        else if (!first || k < *first || hoisted[k])
+            L.host_before.push_back(k);
+        if (hoisted[k])
+            L.log.push_back("host   " + node_what(g, k) + ": reads nothing the NPU computes, runs before it");
     }
     emit::Builder b(g.name);
     if (!first) {
@@ -483,12 +496,14 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
     std::vector<std::int64_t> seg_at(g.nodes.size(), -1);
     {
         std::vector<std::size_t> host = L.host_before;
-        for (std::size_t k = *first, b_i = 0; k <= *last; ++k) {
+        bool split = true;  // a host node that stays between NPU nodes ran since the last NPU node
+        for (std::size_t k = *first; k <= *last; ++k) {
             if (!on_npu[k]) {
-                host.push_back(between[b_i++]);
+                if (!hoisted[k]) host.push_back(k), split = true;
                 continue;
             }
-            if (k != *first && on_npu[k - 1]) continue;
+            if (!split) continue;
+            split = false;
             seg_at[k] = static_cast<std::int64_t>(L.segments.size());
             L.segments.push_back({});
             L.segments.back().host_before = std::move(host);
