@@ -367,9 +367,7 @@ public:
     /// Append halt and hand out the program. Rules: the builder's first error, open-loop, held-at-finish.
     Result<Program> finish() {
         JANUS_CHECK(status());
-        std::string held;
-        for (std::size_t i = 0; i < regs_.size(); ++i)
-            if (regs_[i].held) held += " r" + std::to_string(i) + " ('" + regs_[i].holder + "')";
+        std::string held = held_registers();
         for (std::size_t i = 0; i < events_.size(); ++i)
             if (events_[i].held) held += " e" + std::to_string(i) + " ('" + events_[i].holder + "')";
         for (const auto& b : blocks_)
@@ -386,10 +384,7 @@ public:
     /// held-at-segment-end, open-loop.
     Result<std::uint32_t> end_segment() {
         JANUS_CHECK(status());
-        std::string held;
-        for (std::size_t i = 0; i < regs_.size(); ++i)
-            if (regs_[i].held) held += " r" + std::to_string(i) + " ('" + regs_[i].holder + "')";
-        if (!held.empty())
+        if (const std::string held = held_registers(); !held.empty())
             return fail(
                 make_error(name_, "end_segment", "held-at-segment-end",
                            "registers do not keep their values across a segment's halt; still borrowed:" + held));
@@ -416,6 +411,14 @@ public:
 private:
     friend class Handle;
     friend class Buffer;
+
+    /// " r1 ('holder') r4 ('holder')": every borrowed register (finish and end_segment name them).
+    std::string held_registers() const {
+        std::string held;
+        for (std::size_t i = 0; i < regs_.size(); ++i)
+            if (regs_[i].held) held += " r" + std::to_string(i) + " ('" + regs_[i].holder + "')";
+        return held;
+    }
 
     /// First-fit offset of `want` bytes in `mem` (it does not fit when offset + want > size); `largest` gets the
     /// largest hole seen (all of them when nothing fits).

@@ -346,10 +346,7 @@ public:
             JANUS_TRY(x, kernel_("QuantizeLinear", std::span<const Tensor>(&t, 1), a,
                                  ops::TensorType{d.storage, shape, q}, ctx_));
         } else if (d.dtype != d.storage) {  // uint8 -> int8: the same real values
-            auto qb = q;
-            qb.dtype = d.dtype;
-            for (auto& z : qb.zero_points) z += d.dtype == DType::u8 ? 128 : -128;
-            x.quant = qb;
+            x.quant = boundary_quant(q, d.dtype);
             JANUS_TRY(x, kernel_("Requantize", std::span<const Tensor>(&x, 1),
                                  ops::AttrMap{{"dtype", std::string(dtype_name(d.storage))}},
                                  ops::TensorType{d.storage, shape, q}, ctx_));
@@ -392,12 +389,9 @@ public:
             JANUS_TRY(y, kernel_("DequantizeLinear", std::span<const Tensor>(&y, 1), ops::AttrMap{},
                                  ops::TensorType{DType::f32, shape, std::nullopt}, ctx_));
         } else if (d.dtype != d.storage) {
-            auto qb = q;
-            qb.dtype = d.dtype;
-            for (auto& z : qb.zero_points) z += d.dtype == DType::u8 ? 128 : -128;
             JANUS_TRY(y, kernel_("Requantize", std::span<const Tensor>(&y, 1),
                                  ops::AttrMap{{"dtype", std::string(dtype_name(d.dtype))}},
-                                 ops::TensorType{d.dtype, shape, qb}, ctx_));
+                                 ops::TensorType{d.dtype, shape, boundary_quant(q, d.dtype)}, ctx_));
         }
         return y;
     }
@@ -408,6 +402,13 @@ public:
 private:
     ProgramRun(const package::Package& p, KernelFn kernel, SimulateFn simulate, const ops::OpContext& ctx)
         : p_(&p), kernel_(kernel), simulate_(simulate), ctx_(ctx) {}
+    /// The storage quantization `q` (int8) seen in the boundary dtype (uint8 or int8): the same real values, the
+    /// zero point 128 higher or lower.
+    static numeric::QuantParams boundary_quant(numeric::QuantParams q, DType boundary) {
+        q.dtype = boundary;
+        for (auto& z : q.zero_points) z += boundary == DType::u8 ? 128 : -128;
+        return q;
+    }
     static std::size_t byte_of(const package::IoDesc& d, std::int64_t i) {
         std::int64_t at = 0;
         for (std::size_t k = d.shape.size(); k-- > 0;) {

@@ -8,9 +8,9 @@
 //     the middle of a quantized model). In node order, each maximal run of NPU nodes is a *segment*: its code ends
 //     with halt, and the host runs the host nodes that follow it before the next segment starts at its entry pc
 //     (LoweredSegment; vnpu::sim::Options::entry). A host node that reads nothing the NPU computes (directly or
-//     through other host nodes) joins the prologue instead of splitting the program. DRAM keeps its bytes between segments, so a value one segment
-//     leaves in scratch is read by a later one where it is; a value crossing to the host is in the output region, a
-//     value crossing back in the input region. A node that could run on the NPU but whose emitter refuses it fails
+//     through other host nodes) joins the prologue instead of splitting the program. DRAM keeps its bytes between
+//     segments, so a value one segment leaves in scratch is read by a later one where it is; a value crossing to the
+//     host is in the output region, a value crossing back in the input region. A node that could run on the NPU but whose emitter refuses it fails
 //     the lowering with the emitter's own rule: it is never moved to the host silently.
 //   - Layout (seed B3). A rank-4 [1, C, H, W] value is an NHWC image, pixels round16(C) bytes apart (the padding
 //     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. Flatten or
@@ -499,7 +499,10 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
         bool split = true;  // a host node that stays between NPU nodes ran since the last NPU node
         for (std::size_t k = *first; k <= *last; ++k) {
             if (!on_npu[k]) {
-                if (!hoisted[k]) host.push_back(k), split = true;
+                if (!hoisted[k]) {
+                    host.push_back(k);
+                    split = true;
+                }
                 continue;
             }
             if (!split) continue;
