@@ -99,4 +99,7 @@ struct ArgMin : arg_reduce_op<ArgMin, expr::BinOp::min> { static constexpr fixed
 
 static_assert(Op<ArgMax> && Op<ArgMin>);
 
+JANUS_OP_INSTANCES(ArgMax)
+JANUS_OP_INSTANCES(ArgMin)
+
 }  // namespace janus::ops

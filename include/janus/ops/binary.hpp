@@ -158,4 +158,10 @@ struct Mul : binary_elementwise<Mul, expr::BinOp::mul> { static constexpr fixed_
 struct Min : binary_elementwise<Min, expr::BinOp::min> { static constexpr fixed_string name = "Min"; };
 struct Max : binary_elementwise<Max, expr::BinOp::max> { static constexpr fixed_string name = "Max"; };
 
+JANUS_OP_INSTANCES(Add)
+JANUS_OP_INSTANCES(Sub)
+JANUS_OP_INSTANCES(Mul)
+JANUS_OP_INSTANCES(Min)
+JANUS_OP_INSTANCES(Max)
+
 }  // namespace janus::ops

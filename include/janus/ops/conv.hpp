@@ -712,4 +712,8 @@ inline Result<std::vector<ConvGroupPiece<ConvTransposeAttrs>>> split_conv_transp
     return r;
 }
 
+JANUS_OP_INSTANCES(Conv)
+JANUS_OP_INSTANCES(ConvTranspose)
+JANUS_OP_INSTANCES(ConvInteger)
+
 }  // namespace janus::ops

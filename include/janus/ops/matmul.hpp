@@ -661,4 +661,8 @@ struct Gemm {
     }
 };
 
+JANUS_OP_INSTANCES(MatMul)
+JANUS_OP_INSTANCES(Gemm)
+JANUS_OP_INSTANCES(MatMulInteger)
+
 }  // namespace janus::ops

@@ -712,4 +712,14 @@ struct Pad {
     }
 };
 
+JANUS_OP_INSTANCES(Reshape)
+JANUS_OP_INSTANCES(Flatten)
+JANUS_OP_INSTANCES(Squeeze)
+JANUS_OP_INSTANCES(Unsqueeze)
+JANUS_OP_INSTANCES(Transpose)
+JANUS_OP_INSTANCES(Expand)
+JANUS_OP_INSTANCES(Slice)
+JANUS_OP_INSTANCES(Concat)
+JANUS_OP_INSTANCES(Pad)
+
 }  // namespace janus::ops

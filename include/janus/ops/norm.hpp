@@ -679,4 +679,8 @@ struct LayerNormalization {
     }
 };
 
+JANUS_OP_INSTANCES(BatchNormalization)
+JANUS_OP_INSTANCES(InstanceNormalization)
+JANUS_OP_INSTANCES(LayerNormalization)
+
 }  // namespace janus::ops

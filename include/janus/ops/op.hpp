@@ -134,6 +134,42 @@ Result<TensorType> infer_with(std::span<const TensorType> in, const AttrMap& m) 
     return O::infer(in, a);
 }
 
+// ---- One compiled copy of each kernel ---------------------------------------------------------------------------
+//
+// Every op header names its ops with JANUS_OP_INSTANCES(O) right after defining them, and ops/registry.hpp refuses
+// (static_assert) an op of the table that was not named. What the name does depends on the macros of
+// ops/registry.hpp's compile-time rule:
+//   - JANUS_OUT_OF_LINE_DISPATCH: an explicit instantiation declaration of call<O> and call_with<O>. The TU does not
+//     compile the kernel; it calls the copy of the one TU that also defines JANUS_DEFINE_DISPATCH.
+//   - JANUS_DEFINE_DISPATCH: the explicit instantiation definition of both (that TU must include every op header,
+//     ops/registry.hpp does).
+//   - neither: nothing but the registration mark; every TU instantiates what it calls, as usual.
+// A test TU that calls twenty kernels through call<O> compiles in about half the time this way (tests/emit: 75 s
+// against 40 s under g++ -O2).
+template <class O>
+inline constexpr bool op_instances_named = false;
+
+#define JANUS_OP_INSTANCES_WITH(KEYWORD, O)                                                                          \
+    KEYWORD template Result<Tensor> call<O>(std::span<const Tensor>, const O::Attrs&, std::optional<TensorType>,     \
+                                            const OpContext&);                                                       \
+    KEYWORD template Result<Tensor> call_with<O>(std::span<const Tensor>, const AttrMap&, std::optional<TensorType>, \
+                                                 const OpContext&);
+#if defined(JANUS_DEFINE_DISPATCH)
+#define JANUS_OP_INSTANCES(O)                           \
+    template <>                                         \
+    inline constexpr bool op_instances_named<O> = true; \
+    JANUS_OP_INSTANCES_WITH(, O)
+#elif defined(JANUS_OUT_OF_LINE_DISPATCH)
+#define JANUS_OP_INSTANCES(O)                           \
+    template <>                                         \
+    inline constexpr bool op_instances_named<O> = true; \
+    JANUS_OP_INSTANCES_WITH(extern, O)
+#else
+#define JANUS_OP_INSTANCES(O) \
+    template <>               \
+    inline constexpr bool op_instances_named<O> = true;
+#endif
+
 // ---- Shared checks of the quantization rule -------------------------------------------------------------------
 
 /// Inputs of a quantized op: int8/uint8 with per-tensor parameters (unless `allow_per_axis`).

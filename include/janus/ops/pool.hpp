@@ -415,4 +415,9 @@ struct GlobalMaxPool : pool_op<GlobalMaxPool, NoAttrs, expr::BinOp::max> {
 
 static_assert(Op<AveragePool> && Op<MaxPool> && Op<GlobalAveragePool> && Op<GlobalMaxPool>);
 
+JANUS_OP_INSTANCES(AveragePool)
+JANUS_OP_INSTANCES(MaxPool)
+JANUS_OP_INSTANCES(GlobalAveragePool)
+JANUS_OP_INSTANCES(GlobalMaxPool)
+
 }  // namespace janus::ops

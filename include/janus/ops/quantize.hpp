@@ -268,4 +268,8 @@ struct Requantize {
     }
 };
 
+JANUS_OP_INSTANCES(QuantizeLinear)
+JANUS_OP_INSTANCES(DequantizeLinear)
+JANUS_OP_INSTANCES(Requantize)
+
 }  // namespace janus::ops

@@ -390,4 +390,9 @@ struct ReduceMin : reduce_op<ReduceMin, expr::BinOp::min> {
     }
 };
 
+JANUS_OP_INSTANCES(ReduceSum)
+JANUS_OP_INSTANCES(ReduceMean)
+JANUS_OP_INSTANCES(ReduceMax)
+JANUS_OP_INSTANCES(ReduceMin)
+
 }  // namespace janus::ops

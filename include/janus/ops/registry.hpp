@@ -92,6 +92,12 @@ constexpr bool names_unique() {
     return true;
 }
 static_assert(names_unique(), "two ops in ops::all_ops share a name");
+template <class... O>
+constexpr bool all_named(boost::hana::basic_type<O>...) {
+    return (op_instances_named<O> && ...);
+}
+static_assert(boost::hana::unpack(all_ops, [](auto... t) { return all_named(t...); }),
+              "an op of ops::all_ops is not named with JANUS_OP_INSTANCES(O) in its header (ops/op.hpp)");
 }  // namespace detail
 
 /// Every op name, in table order.

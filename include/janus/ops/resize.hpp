@@ -519,4 +519,6 @@ private:
     }
 };
 
+JANUS_OP_INSTANCES(Resize)
+
 }  // namespace janus::ops

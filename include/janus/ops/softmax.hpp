@@ -330,4 +330,6 @@ struct Softmax {
     }
 };
 
+JANUS_OP_INSTANCES(Softmax)
+
 }  // namespace janus::ops
