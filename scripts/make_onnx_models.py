@@ -540,7 +540,12 @@ def bad_imports():
         return helper.make_tensor_value_info(name, TensorProto.INT32, shape)
 
     return {
-        "opset_11.onnx": m([relu], [x], [y], opset=11),
+        "opset_18.onnx": m([relu], [x], [y], opset=18),
+        "add_uint8_inputs.onnx": m([helper.make_node("Add", ["a", "b"], ["y"], name="add")],
+                                   [helper.make_tensor_value_info("a", TensorProto.UINT8, [1, 4]),
+                                    helper.make_tensor_value_info("b", TensorProto.UINT8, [1, 4])],
+                                   [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 4])]),
+        "softmax_opset_11.onnx": m([helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1)], [x], [y], opset=11),
         "unknown_op.onnx": m([helper.make_node("Einsum", ["x"], ["y"], name="e", equation="ij->ij")], [x], [y]),
         "internal_op.onnx": m([helper.make_node("Requantize", ["x"], ["y"], name="rq")], [x], [y]),
         "custom_domain.onnx": m([helper.make_node("Relu", ["x"], ["y"], name="r", domain="com.example")], [x], [y]),

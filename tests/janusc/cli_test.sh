@@ -220,7 +220,7 @@ has "$T/out" "verify: all 5 values bit-identical on both engines"
 run 0 "$J" verify "$FX/qdq_conv_relu_shared.onnx"
 has "$T/out" "conv_17 int8[1,8,8,8] (int8 s=0.0235294122 zp=-43): fused with the activation after it (not materialized on the NPU)"
 has "$T/out" "verify: all 3 values bit-identical on both engines (1 more fused, not materialized)"
-run 2 "$J" verify "$SRC/tests/onnx/bad_import/opset_11.onnx"
+run 2 "$J" verify "$SRC/tests/onnx/bad_import/opset_18.onnx"
 has "$T/err" "[onnx-opset]"
 run 2 "$J" verify "$FX/qdq_conv_relu.onnx" --seed x
 
@@ -255,10 +255,10 @@ has "$T/out" "input  input: float32 at the boundary, int8 stored; shape [1,3,32,
 has "$T/out" "Gemm classifier: 24 instructions"
 has "$T/out" "total: 2985 instructions"
 cp "$T/m.jpk" "$T/keep.jpk"
-run 2 "$J" compile "$SRC/tests/onnx/bad_import/opset_11.onnx" -o "$T/keep.jpk"
+run 2 "$J" compile "$SRC/tests/onnx/bad_import/opset_18.onnx" -o "$T/keep.jpk"
 has "$T/err" "[onnx-opset]"
 same "$T/keep.jpk" "$T/m.jpk" "a failed compile leaves the existing package alone"
-run 2 "$J" compile "$SRC/tests/onnx/bad_import/opset_11.onnx" -o "$T/new.jpk"
+run 2 "$J" compile "$SRC/tests/onnx/bad_import/opset_18.onnx" -o "$T/new.jpk"
 [ ! -e "$T/new.jpk" ] && ok || fail "a failed compile wrote a package"
 head -c 1000 "$T/m.jpk" >"$T/cut.jpk"
 run 2 "$J" run "$T/cut.jpk" -i input="$FX/mobilenet_v2_tiny.in0.npy" -o "$T/none"
@@ -280,7 +280,7 @@ run 2 "$J" run "$FX/qdq_conv_relu.jpk" -i input="$FX/qdq_conv_relu.in0.npy" -o "
 has "$T/err" "qdq_conv_relu.jpk: error: cannot open the file"
 run 2 "$J" run "$SRC/tests/onnx/bad/truncated.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref
 has "$T/err" "truncated.onnx:byte 22: error: field 7 declares 1164 bytes but its message has 573 left [wire-length]"
-run 2 "$J" run "$SRC/tests/onnx/bad_import/opset_11.onnx" -o "$T/none" --engine ref
+run 2 "$J" run "$SRC/tests/onnx/bad_import/opset_18.onnx" -o "$T/none" --engine ref
 has "$T/err" "[onnx-opset]"
 [ ! -e "$T/none" ] && ok || fail "a failed run created its output directory"
 
@@ -298,6 +298,34 @@ run 2 "$J" support --fuzz-corpus "$T/nowhere"
 has "$T/err" "nowhere: error: --fuzz-corpus is not a directory [file-readable]"
 run 2 "$J" support -o "$T/no/such/dir/s.md"
 [ ! -e "$T/no" ] && ok || fail "a failed support wrote something"
+
+# 11. conform: the ONNX node tests' runner (docs/conformance.md) on a copy of one test, a test whose expected output
+# is wrong, an expectation that differs, and a missing directory
+NODE=/usr/share/libonnx-testdata/data/node
+if [ -d "$NODE/test_abs" ] && [ -d "$NODE/test_relu" ]; then
+    mkdir -p "$T/node"
+    cp -r "$NODE/test_abs" "$NODE/test_relu" "$T/node/"
+    run 0 "$J" conform "$T/node" --filter test_abs --report "$T/conf.txt"
+    has "$T/out" "test_abs ref=pass"
+    has "$T/out" "conformance: 1 of 1 node tests use only op types Janus imports; reference engine: 1 pass (100.0%)"
+    printf 'test_abs ref=pass\n' >"$T/want.txt"
+    same "$T/conf.txt" "$T/want.txt" "conform --report"
+    run 0 "$J" conform "$T/node" --filter test_abs --expect "$T/want.txt"
+    has "$T/out" "every line matches"
+    # Relu's output as Abs's expected output: the negative inputs differ
+    run 0 "$J" run "$NODE/test_relu/model.onnx" -i x="$NODE/test_abs/test_data_set_0/input_0.pb" -o "$T/relu_out" \
+        --engine ref --output-format pb
+    cp "$T/relu_out/y.pb" "$T/node/test_abs/test_data_set_0/output_0.pb"
+    run 1 "$J" conform "$T/node" --filter test_abs
+    has "$T/out" "test_abs ref=fail(values)"
+    has "$T/out" "test_data_set_0: output 'y': "
+    has "$T/out" "values outside rtol 1e-3, atol 1e-7; first at flat index"
+    run 1 "$J" conform "$T/node" --filter test_abs --expect "$T/want.txt"
+    has "$T/out" "changed:  test_abs ref=pass  ->  test_abs ref=fail(values)"
+    has "$T/err" "want.txt: the conformance results differ"
+fi
+run 2 "$J" conform "$T/nowhere"
+has "$T/err" "nowhere: error: not a directory of ONNX node tests [file-readable]"
 
 echo "janusc cli tests: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

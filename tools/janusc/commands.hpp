@@ -70,6 +70,16 @@ struct SupportArgs {
 /// janusc support: every op with its evidence levels, the probes run now (graph/support.hpp).
 int cmd_support(const SupportArgs& a);
 
+struct ConformArgs {
+    std::string dir;     ///< the node tests: DIR/<test>/model.onnx and test_data_set_N/
+    std::string filter;  ///< run only the tests whose directory name contains this
+    std::string expect;  ///< compare the result lines with this file (exit 1 on a difference)
+    std::string report;  ///< write the result lines here (atomically)
+};
+
+/// janusc conform: the ONNX node tests on both engines against their expected outputs (docs/conformance.md).
+int cmd_conform(const ConformArgs& a);
+
 /// vnpu::sim::run, instantiated in main.cpp only (graph::SimulateFn).
 janus::vnpu::sim::Report simulate(std::span<const janus::vnpu::Instr> program, janus::vnpu::sim::Machine& machine,
                                   janus::vnpu::sim::Options options);

@@ -253,6 +253,14 @@ int main(int argc, char** argv) {
     support->add_option("--fuzz-corpus", sup.fuzz_corpus, "graph_diff's seed corpus (fuzz/corpus/graph_diff)");
     support->add_option("-o,--output", sup.output, "write the table here (default: standard output)");
 
+    janusc::ConformArgs conf;
+    auto* conform = app.add_subcommand(
+        "conform", "run the ONNX backend node tests (DIR/<test>/model.onnx + test_data_set_N/) on both engines");
+    conform->add_option("dir", conf.dir, "the node tests (/usr/share/libonnx-testdata/data/node)")->required();
+    conform->add_option("--filter", conf.filter, "only the tests whose name contains this");
+    conform->add_option("--expect", conf.expect, "the expected result lines; exit 1 on any difference");
+    conform->add_option("--report", conf.report, "write the result lines here");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -268,6 +276,7 @@ int main(int argc, char** argv) {
         if (compile->parsed()) return janusc::cmd_compile(c);
         if (inspect->parsed()) return janusc::cmd_inspect(inspect_in);
         if (support->parsed()) return janusc::cmd_support(sup);
+        if (conform->parsed()) return janusc::cmd_conform(conf);
         return cmd_sim(s);
     } catch (const std::exception& e) {
         std::cerr << "janusc: internal error: " << e.what() << " (please report it)\n";

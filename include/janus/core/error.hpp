@@ -29,6 +29,12 @@ struct Error {
         m += ": error: " + detail + " [" + rule + "]";
         return m;
     }
+    /// "input:position: detail": the error as the detail of an error about its context (which names the rule).
+    std::string cause() const {
+        std::string m = input;
+        if (!position.empty()) m += ":" + position;
+        return m + ": " + detail;
+    }
     friend bool operator==(const Error&, const Error&) = default;
 };
 

@@ -79,7 +79,7 @@ inline Status run_node(const Graph& g, std::size_t k, Env& env, KernelFn kernel,
     auto r = kernel(n.op, in, n.attrs, g.value(o).type, ctx);
     if (!r.ok())
         return make_error("graph " + g.name, "node " + std::to_string(k) + " (" + n.op + " " + n.origin + ")",
-                          r.error().rule, r.error().message());
+                          r.error().rule, r.error().cause());
     if (observe) observe(k, o, *r);
     env[static_cast<std::size_t>(o)] = std::move(*r);
     return ok_status();

@@ -43,11 +43,16 @@
 #include <janus/core/error.hpp>
 #include <janus/graph/ir.hpp>
 #include <janus/onnx/model.hpp>
+#include <janus/onnx/schema_versions.hpp>
 #include <janus/ops/registry.hpp>
 
 namespace janus::graph {
 
+/// The opsets whose schemas Janus implements for every op it imports. A model may import an older opset (down to 1):
+/// each node then uses the schema its op had at that opset, which must be one of these or an older one Janus reads
+/// the same way (import_detail::older_schemas).
 inline constexpr std::int64_t min_opset = 13, max_opset = 17;
+static_assert(max_opset <= onnx::schema_table_max_opset, "onnx/schema_versions.hpp must know every opset read");
 
 /// ONNX op types the importer takes that are no op of the registry: it rewrites them into registry ops.
 inline constexpr std::array<std::string_view, 4> importer_only_ops{"QLinearConv", "QLinearMatMul", "Identity",
@@ -94,6 +99,47 @@ inline const ConstInput* const_input(std::string_view op, std::size_t index) {
     return nullptr;
 }
 
+/// Older ONNX schemas Janus reads as the one opsets 13..17 select: for the ops and attributes Janus takes, each
+/// differs from it only in its type lists, or by lacking an attribute or input whose default is the old behaviour, or
+/// by taking as an attribute what later became a constant input (docs/conformance.md, "Opsets", gives each reason).
+struct OlderSchema {
+    std::string_view op;
+    std::int16_t since;
+};
+// clang-format off
+inline constexpr OlderSchema older_schemas[] = {
+    // type lists only
+    {"Abs", 6}, {"Neg", 6}, {"Relu", 6}, {"Sigmoid", 6}, {"Tanh", 6}, {"Exp", 6}, {"Sign", 9}, {"Erf", 9},
+    {"LeakyRelu", 6}, {"Clip", 11}, {"Clip", 12}, {"ReduceMean", 11}, {"ReduceMax", 11}, {"ReduceMax", 12},
+    {"ReduceMin", 11}, {"ReduceMin", 12}, {"MatMul", 9}, {"Gemm", 11}, {"Flatten", 9}, {"Flatten", 11},
+    {"Transpose", 1}, {"Expand", 8}, {"Pad", 11}, {"Concat", 11}, {"Identity", 1}, {"Identity", 13},
+    {"Constant", 9}, {"Constant", 11}, {"Constant", 12},
+    // multidirectional broadcasting, the later type lists
+    {"Add", 7}, {"Sub", 7}, {"Mul", 7}, {"Min", 8}, {"Min", 12}, {"Max", 8}, {"Max", 12},
+    // lacking a later attribute or input whose default is the old behaviour
+    {"ArgMax", 11}, {"ArgMax", 12}, {"ArgMin", 11}, {"ArgMin", 12}, {"Reshape", 5}, {"Slice", 10}, {"Slice", 11},
+    {"QuantizeLinear", 10}, {"DequantizeLinear", 10},
+    // an attribute where the later schema has a constant input (the registry's attribute of the same name)
+    {"ReduceSum", 11}, {"Squeeze", 11}, {"Unsqueeze", 11},
+};
+// clang-format on
+
+/// "" when Janus implements the schema of `op` that a model importing `opset` uses, else why not.
+inline std::string schema_refusal(std::string_view op, std::int64_t opset) {
+    const std::int64_t s = onnx::schema_of(op, opset);
+    if (s == 0) {  // an op ONNX does not define at this opset (or a Janus op ONNX 1.12 lacks, such as Gelu)
+        if (opset >= min_opset && opset <= max_opset && onnx::schema_of(op, max_opset) == 0) return {};
+        return "ONNX defines no operator '" + std::string(op) + "' at opset " + std::to_string(opset);
+    }
+    for (std::int64_t v = min_opset; v <= max_opset; ++v)
+        if (onnx::schema_of(op, v) == s) return {};
+    for (const OlderSchema& o : older_schemas)
+        if (o.op == op && o.since == s) return {};
+    return "unsupported: " + std::string(op) + " of opset " + std::to_string(opset) + " (schema " + std::string(op) +
+           "-" + std::to_string(s) + "); Janus implements " + std::string(op) + "-" +
+           std::to_string(onnx::schema_of(op, max_opset)) + " and the older schemas it reads the same way";
+}
+
 inline bool is_activation(std::string_view op) { return op == "Relu" || op == "Clip"; }
 
 inline bool known_op(std::string_view op) { return !onnx_import_form(op).empty(); }
@@ -105,10 +151,11 @@ public:
     Result<Graph> run() {
         g_.name = m_.graph.name;
         const std::int64_t opset = m_.opset("");
-        if (opset < min_opset || opset > max_opset)
+        if (opset < 1 || opset > max_opset)
             return make_error(std::string(input_), "opset_import", "onnx-opset",
                               "the model imports opset " + std::to_string(opset) + " of ai.onnx; Janus reads opsets " +
-                                  std::to_string(min_opset) + " .. " + std::to_string(max_opset));
+                                  "1 .. " + std::to_string(max_opset) + " (an op's schema from before opset " +
+                                  std::to_string(min_opset) + " only where Janus reads it the same way)");
         for (const auto& t : m_.graph.initializers) consts_[t.name] = &t;
         for (const auto& n : m_.graph.nodes)
             if (n.op_type == "Constant" && n.domain.empty()) {
@@ -141,6 +188,7 @@ private:
 
     // ---- constants ------------------------------------------------------------------------------------------
     Status constant_node(const onnx::Node& n) {
+        JANUS_CHECK(check_schema(n));
         if (n.outputs.size() != 1) return err(n, "onnx-op", "a Constant node has one output");
         const auto* a = n.attributes.empty() ? nullptr : &n.attributes[0];
         if (!a || n.attributes.size() != 1) return err(n, "onnx-op", "a Constant node has exactly one attribute");
@@ -230,7 +278,7 @@ private:
         }
         const std::int64_t ax = axis < 0 ? axis + shape.size() : axis;
         auto q = numeric::make_quant_per_axis(d, scales, zps, static_cast<int>(ax), shape, what);
-        if (!q.ok()) return make_error(std::string(input_), what, q.error().rule, q.error().message());
+        if (!q.ok()) return make_error(std::string(input_), what, q.error().rule, q.error().cause());
         return q;
     }
 
@@ -322,7 +370,7 @@ private:
         auto ty = ops::infer_by_name(op, types, attrs);
         if (!ty.ok())
             return make_error(std::string(input_), "node '" + n.name + "' (" + n.op_type + ")", ty.error().rule,
-                              ty.error().message());
+                              ty.error().cause());
         ops::TensorType out = *ty;
         if (!q || !is_quantized_storage(out.dtype))
             return emit(op, std::move(in), std::move(attrs), out, out_name, n.name, t);
@@ -424,8 +472,16 @@ private:
     }
 
     // ---- nodes ----------------------------------------------------------------------------------------------
+    /// The node's schema at the model's opset is one Janus implements (rule onnx-opset).
+    Status check_schema(const onnx::Node& n) const {
+        if (!known_op(n.op_type)) return ok_status();  // refused below as onnx-op
+        const std::string why = schema_refusal(n.op_type, m_.opset(""));
+        return why.empty() ? ok_status() : err(n, "onnx-opset", why);
+    }
+
     Status node(const onnx::Node& n) {
         const std::string& op = n.op_type;
+        JANUS_CHECK(check_schema(n));
         if (op == "Identity") {
             if (n.inputs.size() != 1 || n.outputs.size() != 1) return err(n, "onnx-op", "Identity has one input");
             if (!reps_.count(n.inputs[0])) JANUS_CHECK(as_float(n, n.inputs[0]));
@@ -584,7 +640,7 @@ private:
         const auto q = one ? numeric::make_quant(zd, 1.0f, zps[0], what)
                            : numeric::make_quant_per_axis(zd, std::vector<float>(zps.size(), 1.0f), zps,
                                                           static_cast<int>(ax), shape, what);
-        if (!q.ok()) return make_error(std::string(input_), what, q.error().rule, q.error().message());
+        if (!q.ok()) return make_error(std::string(input_), what, q.error().rule, q.error().cause());
         if (!carries) return quantized(n, name, *q);
         const auto& have = *g_.value(it->second.v).type.quant;
         const auto want = q->to_int8();
@@ -793,6 +849,27 @@ private:
 }  // namespace import_detail
 
 /// Import a decoded ONNX model (see the header comment). `input` names the model in errors.
+/// Is input `index` of ONNX op `op` one the importer reads as a constant: an operand the registry takes as an
+/// attribute (step 4), a quantization parameter (QDQ, QOperator and the integer ops' zero points) or QLinearConv's
+/// bias? `janusc conform` binds a graph input found there to the test's value (docs/conformance.md).
+inline bool constant_operand(std::string_view op, std::size_t index) {
+    if (import_detail::const_input(op, index)) return true;
+    if (op == "QuantizeLinear" || op == "DequantizeLinear") return index == 1 || index == 2;
+    if (op == "QLinearConv" || op == "QLinearMatMul")
+        return index == 1 || index == 2 || (index >= 4 && index <= 7) || (op == "QLinearConv" && index == 8);
+    if (op == "ConvInteger" || op == "MatMulInteger") return index == 2 || index == 3;
+    return false;
+}
+
+/// Is input `index` of ONNX op `op` its weight operand, which the NPU lowering needs as a constant (it lays the
+/// weights out at compile time) while the reference engine also runs it as a tensor?
+inline bool weight_operand(std::string_view op, std::size_t index) {
+    if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "MatMul" || op == "Gemm" ||
+        op == "MatMulInteger")
+        return index == 1;
+    return (op == "QLinearConv" || op == "QLinearMatMul") && index == 3;
+}
+
 inline Result<Graph> import_onnx(const onnx::Model& m, std::string_view input) {
     return import_detail::Importer(m, input).run();
 }

@@ -1,0 +1,340 @@
+// janusc conform: the ONNX backend node tests (libonnx-testdata: DIR/<test>/model.onnx with test_data_set_N/
+// input_K.pb and output_K.pb) run on Janus's engines and compared with ONNX's expected outputs (issue 7).
+//
+// Contract (docs/conformance.md):
+//   - A test is *claimed* when every node of its model is an op type the importer takes (graph::onnx_import_form);
+//     the other tests are counted and skipped.
+//   - A claimed test is *refused* when Janus declines it (the importer, a pass, a data file of a dtype Janus does not
+//     read); the line names the rule. It *passes* on an engine when every data set's every output has the expected
+//     dtype and shape and values within the ONNX backend tolerances (float32: |got - want| <= atol + rtol * |want|
+//     with rtol 1e-3, atol 1e-7, NaN equal to NaN; integers and booleans exact). Otherwise it *fails*.
+//   - A graph input that feeds an operand Janus takes as a constant (Reshape's shape, Slice's starts, ...) is bound
+//     to the data set's value at compile time (the line says `bound`): Janus compiles for known shapes.
+//   - The reference engine runs every claimed test; the NPU engine (lower, simulate, the host for what stays there)
+//     also runs each test whose graph holds int8/uint8 values.
+//   - One line per claimed test, in directory order, is the result; `--expect FILE` compares it with FILE and exits
+//     1 on any difference (a pass that became a failure, and also a refusal that now passes: update the file).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <janus/core/file.hpp>
+#include <janus/graph/execute.hpp>
+#include <janus/graph/import_onnx.hpp>
+#include <janus/graph/lower.hpp>
+#include <janus/graph/passes.hpp>
+#include <janus/graph/run_npu.hpp>
+#include <janus/io/tensor_pb.hpp>
+
+#include "commands.hpp"
+#include "kernels.hpp"
+
+namespace janusc {
+namespace {
+
+namespace fs = std::filesystem;
+namespace graph = janus::graph;
+using janus::DType;
+
+constexpr double rtol = 1e-3, atol = 1e-7;
+
+/// How one engine did on one test.
+struct Verdict {
+    std::string status;  ///< "pass", "fail" or "refused"
+    std::string rule;    ///< the refusal's rule, or what failed (e.g. "values", "shape")
+    std::string detail;  ///< the full message, for the log
+    std::string str() const { return rule.empty() ? status : status + "(" + rule + ")"; }
+};
+
+Verdict refused(const janus::Error& e) { return {"refused", e.rule, e.message()}; }
+
+/// The values of `t` as doubles (exact for every dtype Janus reads but int64 beyond 2^53, compared exactly below).
+std::vector<double> doubles_of(const janus::onnx::Tensor& t) {
+    std::vector<double> r;
+    janus::visit_dtype(t.dtype, [&](auto ty) {
+        using T = typename decltype(ty)::type;
+        for (T v : t.values<T>()) r.push_back(static_cast<double>(v));
+    });
+    return r;
+}
+
+/// Compare one output with its expected TensorProto: "" when it conforms, else what differs.
+std::string compare(const janus::Tensor& got_t, const janus::onnx::Tensor& want, std::string& rule) {
+    const janus::onnx::Tensor got = janus::io::to_tensor_proto(got_t, want.name);
+    if (got.dtype != want.dtype) {
+        rule = "dtype";
+        return std::string("dtype ") + std::string(janus::dtype_name(got.dtype)) + ", expected " +
+               std::string(janus::dtype_name(want.dtype));
+    }
+    if (got.dims != want.dims) {
+        rule = "shape";
+        return "shape " + janus::io::describe_type(got.dtype, got.dims) + ", expected " +
+               janus::io::describe_type(want.dtype, want.dims);
+    }
+    if (got.dtype != DType::f32) {  // integers and booleans: the bytes
+        if (got.data == want.data) return "";
+        const auto g = doubles_of(got), w = doubles_of(want);
+        std::size_t bad = 0, first = 0;
+        for (std::size_t i = 0; i < g.size(); ++i)
+            if (g[i] != w[i] && bad++ == 0) first = i;
+        rule = "values";
+        std::ostringstream s;
+        s << bad << " of " << g.size() << " values differ; first at flat index " << first << ": " << g[first]
+          << ", expected " << w[first];
+        return s.str();
+    }
+    const auto g = doubles_of(got), w = doubles_of(want);
+    std::size_t bad = 0, first = 0;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        const bool same = (std::isnan(g[i]) && std::isnan(w[i])) || g[i] == w[i] ||
+                          std::abs(g[i] - w[i]) <= atol + rtol * std::abs(w[i]);
+        if (!same && bad++ == 0) first = i;
+    }
+    if (bad == 0) return "";
+    rule = "values";
+    std::ostringstream s;
+    s.precision(9);
+    s << bad << " of " << g.size() << " values outside rtol 1e-3, atol 1e-7; first at flat index " << first << ": "
+      << g[first] << ", expected " << w[first];
+    return s.str();
+}
+
+/// The files test_data_set_N/<prefix>K.pb, K = 0, 1, ... while they exist.
+std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
+    std::vector<fs::path> r;
+    for (int k = 0;; ++k) {
+        const fs::path p = dir / (prefix + std::to_string(k) + ".pb");
+        if (!fs::exists(p)) return r;
+        r.push_back(p);
+    }
+}
+
+/// One data set: its inputs by graph input name, and its expected outputs in graph output order.
+struct DataSet {
+    std::string dir;
+    std::map<std::string, janus::onnx::Tensor> inputs;
+    std::vector<janus::onnx::Tensor> outputs;
+};
+
+janus::Result<DataSet> read_data_set(const fs::path& dir, const janus::onnx::Model& m) {
+    DataSet d;
+    d.dir = dir.string();
+    std::set<std::string> initializers;
+    for (const auto& t : m.graph.initializers) initializers.insert(t.name);
+    std::vector<std::string> names;  // the graph inputs the test feeds: those without an initializer
+    for (const auto& v : m.graph.inputs)
+        if (!initializers.count(v.name)) names.push_back(v.name);
+    const auto ins = numbered(dir, "input_");
+    if (ins.size() != names.size())
+        return janus::make_error(
+            d.dir, "", "conform-data",
+            std::to_string(ins.size()) + " input files for " + std::to_string(names.size()) + " graph inputs");
+    for (std::size_t k = 0; k < ins.size(); ++k) {
+        JANUS_TRY(auto t, janus::io::read_tensor_pb_file(ins[k].string()));
+        d.inputs.emplace(names[k], std::move(t));
+    }
+    for (const auto& p : numbered(dir, "output_")) {
+        JANUS_TRY(auto t, janus::io::read_tensor_pb_file(p.string()));
+        d.outputs.push_back(std::move(t));
+    }
+    if (d.outputs.size() != m.graph.outputs.size())
+        return janus::make_error(d.dir, "", "conform-data",
+                                 std::to_string(d.outputs.size()) + " output files for " +
+                                     std::to_string(m.graph.outputs.size()) + " graph outputs");
+    return d;
+}
+
+/// The graph inputs that feed an operand Janus takes as a constant: bound to the data set's values. With `weights`,
+/// also the weight operands, which the NPU engine needs as constants (it lays them out at compile time).
+std::set<std::string> inputs_to_bind(const janus::onnx::Model& m, bool weights) {
+    std::set<std::string> graph_inputs, r;
+    for (const auto& v : m.graph.inputs) graph_inputs.insert(v.name);
+    for (const auto& n : m.graph.nodes)
+        for (std::size_t k = 0; k < n.inputs.size(); ++k)
+            if (graph_inputs.count(n.inputs[k]) &&
+                (graph::constant_operand(n.op_type, k) || (weights && graph::weight_operand(n.op_type, k))))
+                r.insert(n.inputs[k]);
+    return r;
+}
+
+bool holds_int8(const graph::Graph& g) {
+    for (const auto& v : g.values)
+        if (v.type.dtype == DType::i8 || v.type.dtype == DType::u8) return true;
+    return false;
+}
+
+/// The model with the inputs `bind` as initializers holding the data set's values, imported and optimized.
+janus::Result<graph::Graph> load_bound(const fs::path& dir, const janus::onnx::Model& model,
+                                       const std::set<std::string>& bind, const DataSet& d) {
+    janus::onnx::Model m = model;
+    for (const auto& name : bind) m.graph.initializers.push_back(d.inputs.at(name));
+    JANUS_TRY(graph::Graph g, graph::import_onnx(m, (dir / "model.onnx").string()));
+    graph::PassLog log;
+    JANUS_CHECK(graph::run_passes(g, graph::default_pipeline, log, {janus_tools::kernel_by_name}));
+    return g;
+}
+
+/// Run one data set on one engine; `npu` lowers and simulates (and counts the nodes that ran on the NPU).
+Verdict run_engine(const graph::Graph& g, const DataSet& d, bool npu, std::size_t* npu_nodes = nullptr) {
+    std::vector<janus::Tensor> inputs;
+    for (graph::ValueId v : g.inputs) inputs.push_back(janus::io::to_tensor(d.inputs.at(g.value(v).name)));
+    std::vector<janus::Tensor> out;
+    if (npu) {
+        auto l = graph::lower_graph(g);
+        if (!l) return refused(l.error());
+        auto r = graph::run_npu(g, *l, inputs, janus_tools::kernel_by_name, janusc::simulate);
+        if (!r)
+            return {r.error().rule == "npu-fault" || r.error().rule == "npu-race" ? "fail" : "refused", r.error().rule,
+                    r.error().message()};
+        *npu_nodes += l->npu.size();
+        out = std::move(r->outputs);
+    } else {
+        auto r = graph::run_reference(g, inputs, janus_tools::kernel_by_name);
+        if (!r) return refused(r.error());
+        out = std::move(*r);
+    }
+    for (std::size_t k = 0; k < out.size(); ++k) {
+        std::string rule;
+        const std::string why = compare(out[k], d.outputs[k], rule);
+        if (!why.empty()) return {"fail", rule, d.dir + ": output '" + g.value(g.outputs[k]).name + "': " + why};
+    }
+    return {"pass", "", ""};
+}
+
+struct TestResult {
+    std::string line;  ///< the result line (also the --expect file's)
+    Verdict ref, npu;
+    bool npu_ran = false;
+};
+
+/// One claimed test, every data set: the reference engine, then the NPU engine if the graph holds int8/uint8 values.
+TestResult run_test(const fs::path& dir, const janus::onnx::Model& model) {
+    TestResult t;
+    std::vector<fs::path> sets;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
+    std::sort(sets.begin(), sets.end());
+    const auto bind = inputs_to_bind(model, false), bind_npu = inputs_to_bind(model, true);
+    t.ref = t.npu = {"pass", "", ""};
+    std::size_t npu_nodes = 0;
+    for (const auto& set : sets) {
+        auto d = read_data_set(set, model);
+        auto g = d ? load_bound(dir, model, bind, *d) : janus::Result<graph::Graph>(d.error());
+        if (!g) {
+            t.ref = refused(g.error());
+            t.npu_ran = false;
+            break;
+        }
+        if (t.ref.status == "pass") t.ref = run_engine(*g, *d, false);
+        if (!holds_int8(*g)) continue;
+        t.npu_ran = true;
+        if (t.npu.status != "pass") continue;
+        if (bind_npu == bind) {
+            t.npu = run_engine(*g, *d, true, &npu_nodes);
+        } else {
+            auto gn = load_bound(dir, model, bind_npu, *d);
+            t.npu = gn ? run_engine(*gn, *d, true, &npu_nodes) : refused(gn.error());
+        }
+    }
+    // "host": it passed, but every node ran on the host (the NPU engine's fallback), so the NPU proved nothing
+    if (t.npu_ran && t.npu.status == "pass" && npu_nodes == 0) t.npu.status = "host";
+    t.line = dir.filename().string() + " ref=" + t.ref.str() + (t.npu_ran ? " npu=" + t.npu.str() : "") +
+             (bind_npu.empty() ? ""
+                               : " bound=" + std::to_string(bind.size()) +
+                                     (bind_npu == bind ? "" : "+" + std::to_string(bind_npu.size() - bind.size())));
+    return t;
+}
+
+std::string pct(std::size_t a, std::size_t b) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%.1f%%", b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0);
+    return buf;
+}
+
+}  // namespace
+
+int cmd_conform(const ConformArgs& a) {
+    std::error_code ec;
+    if (!fs::is_directory(a.dir, ec))
+        return fail(janus::make_error(a.dir, "", "file-readable", "not a directory of ONNX node tests"));
+    std::vector<fs::path> tests;
+    for (const auto& e : fs::directory_iterator(a.dir))
+        if (e.is_directory() && fs::exists(e.path() / "model.onnx") &&
+            e.path().filename().string().find(a.filter) != std::string::npos)
+            tests.push_back(e.path());
+    std::sort(tests.begin(), tests.end());
+
+    std::vector<std::string> lines;
+    std::size_t claimed = 0, ref_pass = 0, ref_fail = 0, npu_ran = 0, npu_pass = 0, npu_host = 0, npu_fail = 0;
+    for (const auto& dir : tests) {
+        auto m = janus::onnx::read_model_file((dir / "model.onnx").string());
+        if (!m) {  // a model the reader refuses: its op types are unknown, so it is claimed and refused
+            ++claimed;
+            lines.push_back(dir.filename().string() + " ref=refused(" + m.error().rule + ")");
+            std::cout << lines.back() << "\n  " << m.error().message() << "\n";
+            continue;
+        }
+        bool ours = true;
+        for (const auto& n : m->graph.nodes)
+            ours = ours && (n.domain.empty() || n.domain == "ai.onnx") && graph::import_detail::known_op(n.op_type);
+        if (!ours) continue;
+        ++claimed;
+        const TestResult t = run_test(dir, *m);
+        lines.push_back(t.line);
+        std::cout << t.line << "\n";
+        for (const Verdict* v : {&t.ref, &t.npu})
+            if (!v->detail.empty() && (v == &t.ref || t.npu_ran)) std::cout << "  " << v->detail << "\n";
+        ref_pass += t.ref.status == "pass";
+        ref_fail += t.ref.status == "fail";
+        npu_ran += t.npu_ran;
+        npu_pass += t.npu_ran && t.npu.status == "pass";
+        npu_host += t.npu_ran && t.npu.status == "host";
+        npu_fail += t.npu_ran && t.npu.status == "fail";
+    }
+    std::cout << "conformance: " << claimed << " of " << tests.size()
+              << " node tests use only op types Janus imports; reference engine: " << ref_pass << " pass ("
+              << pct(ref_pass, claimed) << "), " << ref_fail << " fail, " << claimed - ref_pass - ref_fail
+              << " refused; npu engine (tests with int8/uint8 values): " << npu_ran << ", " << npu_pass
+              << " pass with nodes on the NPU, " << npu_host << " pass with every node on the host, " << npu_fail
+              << " fail\n";
+
+    std::string text;
+    for (const auto& l : lines) text += l + "\n";
+    if (!a.report.empty()) {
+        const auto s = janus::write_file_atomic(
+            a.report, {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}, "file-writable");
+        if (!s) return fail(s.error());
+    }
+    if (a.expect.empty()) return ref_fail + npu_fail == 0 ? exit_ok : exit_mismatch;
+    auto want = janus::read_file(a.expect, "file-readable", "the expected conformance results");
+    if (!want) return fail(want.error());
+    const std::string want_text(want->begin(), want->end());
+    if (want_text == text) {
+        std::cout << "conformance: every line matches " << a.expect << "\n";
+        return exit_ok;
+    }
+    std::map<std::string, std::string> was;
+    std::istringstream in(want_text);
+    for (std::string l; std::getline(in, l);) was[l.substr(0, l.find(' '))] = l;
+    std::map<std::string, std::string> now;
+    for (const auto& l : lines) now[l.substr(0, l.find(' '))] = l;
+    for (const auto& [name, l] : now)
+        if (!was.count(name))
+            std::cout << "new:      " << l << "\n";
+        else if (was[name] != l)
+            std::cout << "changed:  " << was[name] << "  ->  " << l << "\n";
+    for (const auto& [name, l] : was)
+        if (!now.count(name)) std::cout << "missing:  " << l << "\n";
+    std::cerr << a.expect << ": the conformance results differ (above); a change that is an improvement is recorded "
+              << "with --report " << a.expect << "\n";
+    return exit_mismatch;
+}
+
+}  // namespace janusc
