@@ -11,7 +11,9 @@
 //      opset is imported;
 //   3. decoding is a pure function of the bytes: a second decode is equal;
 //   4. a decoded tensor, re-encoded by serialize_tensor (what janusc run --output-format pb writes), decodes to the
-//      same tensor.
+//      same tensor;
+//   5. scan_op_types (janusc conform's look at a model parse_model may refuse) returns a value or a well-formed Error,
+//      and for a model parse_model decodes it returns exactly its nodes' (domain, op_type), in order.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -73,6 +75,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         const auto again = onnx::parse_model(bytes, "fuzz.onnx");
         check(again.ok() && *again == *m, "decoding is deterministic");
+    }
+    const auto ops = onnx::scan_op_types(bytes, "fuzz.onnx");
+    if (!ops.ok()) {
+        check_error(ops.error(), size);
+        check(!m.ok(), "scan_op_types refuses only what parse_model refuses");
+    } else if (m.ok()) {
+        check(ops->size() == m->graph.nodes.size(), "scan_op_types finds every node");
+        for (std::size_t k = 0; k < ops->size() && k < m->graph.nodes.size(); ++k)
+            check((*ops)[k].first == m->graph.nodes[k].domain && (*ops)[k].second == m->graph.nodes[k].op_type,
+                  "scan_op_types reads each node's domain and op_type");
     }
     const auto t = onnx::parse_tensor(bytes, "fuzz.pb");
     if (!t.ok()) {

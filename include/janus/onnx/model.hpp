@@ -28,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <janus/core/dtype.hpp>
@@ -746,6 +747,40 @@ inline std::vector<std::uint8_t> serialize_tensor(const Tensor& t) {
                               {reinterpret_cast<const std::uint8_t*>(t.name.data()), t.name.size()});
     wire::put_bytes_field(out, tensor_field::raw_data, t.data);
     return out;
+}
+
+/// The (domain, op_type) of every node of the model's main graph, read from the wire format alone: every other field,
+/// and everything `parse_model` refuses beyond the wire format (types, control flow, sizes), is skipped. `janusc
+/// conform` uses it to tell a model of ops Janus imports, refused for its contents, from a model of other ops.
+/// Errors: the wire rules, and onnx-missing for a model without a graph or a node without an op_type.
+inline Result<std::vector<std::pair<std::string, std::string>>> scan_op_types(std::span<const std::uint8_t> bytes,
+                                                                               std::string_view input) {
+    const detail::Decoder d{input};
+    std::vector<std::pair<std::string, std::string>> ops;
+    bool has_graph = false;
+    JANUS_CHECK(d.fields(bytes, 0, [&](const wire::Field& f) -> Status {
+        if (f.number != 7) return ok_status();
+        JANUS_CHECK(d.expect(f, wire::WireType::bytes, "model.graph"));
+        has_graph = true;
+        return d.fields(f.bytes, f.bytes_position, [&](const wire::Field& g) -> Status {
+            if (g.number != 1) return ok_status();
+            JANUS_CHECK(d.expect(g, wire::WireType::bytes, "graph.node"));
+            std::pair<std::string, std::string> op;
+            JANUS_CHECK(d.fields(g.bytes, g.bytes_position, [&](const wire::Field& n) -> Status {
+                if (n.number == 4) {
+                    JANUS_TRY(op.second, d.text(n, "node.op_type"));
+                } else if (n.number == 7) {
+                    JANUS_TRY(op.first, d.text(n, "node.domain"));
+                }
+                return ok_status();
+            }));
+            if (op.second.empty()) return d.error(g.position, "onnx-missing", "a node has no op_type");
+            ops.push_back(std::move(op));
+            return ok_status();
+        });
+    }));
+    if (!has_graph) return d.error(0, "onnx-missing", "the model has no graph");
+    return ops;
 }
 
 /// Read a file into memory; errors name the path (rule file-readable).
