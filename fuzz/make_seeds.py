@@ -703,6 +703,31 @@ def seeds_ir_parse():
     return seeds
 
 
+def seeds_conformance_results():
+    """fuzz/conformance_results.cpp: janusc conform's result lines. The committed tests/conformance/expected.txt in
+    pieces of 40 lines, a few lines of every shape (npu=, bound=N+M), and malformed lines, one rule each."""
+    lines = (FUZZ_DIR.parent / "tests" / "conformance" / "expected.txt").read_bytes().splitlines(keepends=True)
+    seeds = {f"expected_{k // 40:02d}.txt": b"".join(lines[k:k + 40]) for k in range(0, len(lines), 40)}
+    seeds["shapes.txt"] = (b"test_a ops=Abs ref=pass\n"
+                           b"test_b ops=Conv,DequantizeLinear ref=pass npu=host bound=2+1\n"
+                           b"test_c ops=Relu ref=refused(onnx-opset) npu=fail(values) bound=0+1\n")
+    bad = {
+        "no_newline": b"test_a ops=Abs ref=pass",
+        "unsorted": b"test_b ops=Abs ref=pass\ntest_a ops=Abs ref=pass\n",
+        "no_ops": b"test_a ref=pass\n",
+        "ops_unsorted": b"test_a ops=Relu,Abs ref=pass\n",
+        "ref_host": b"test_a ops=Abs ref=host\n",
+        "empty_rule": b"test_a ops=Abs ref=fail()\n",
+        "bound_zero": b"test_a ops=Abs ref=pass bound=0\n",
+        "bound_plus_zero": b"test_a ops=Abs ref=pass bound=1+0\n",
+        "extra_field": b"test_a ops=Abs ref=pass color=red\n",
+        "double_space": b"test_a  ops=Abs ref=pass\n",
+    }
+    for name, data in bad.items():
+        seeds["bad_" + name + ".txt"] = data
+    return seeds
+
+
 def seeds_graph_diff():
     """fuzz/graph_diff.cpp: IR text run through the default passes, the lowering and the simulator. The pass tests of
     tests/graph/passes/ (not their .after.ir goldens, and not the 64-channel BatchNorm, whose bias search is slow),
@@ -1031,6 +1056,7 @@ TARGETS = {
     "ir_parse": seeds_ir_parse,
     "package_reader": seeds_package_reader,
     "graph_diff": seeds_graph_diff,
+    "conformance_results": seeds_conformance_results,
 }
 
 

@@ -286,16 +286,22 @@ has "$T/err" "[onnx-opset]"
 
 # 10. support: the generated table is docs/SUPPORTED_OPS.md (stale -> fail; JANUSC_UPDATE_GOLDEN=1 rewrites it), the
 # same bytes from another directory, and bad input refused without writing
-run 0 "$J" support --fuzz-corpus "$SRC/fuzz/corpus/graph_diff" -o "$T/supported.md"
+NT="--node-tests $SRC/tests/conformance/expected.txt"
+run 0 "$J" support --fuzz-corpus "$SRC/fuzz/corpus/graph_diff" $NT -o "$T/supported.md"
 if [ "${JANUSC_UPDATE_GOLDEN:-0}" = 1 ]; then cp "$T/supported.md" "$SRC/docs/SUPPORTED_OPS.md"; fi
 same "$T/supported.md" "$SRC/docs/SUPPORTED_OPS.md" "docs/SUPPORTED_OPS.md is stale (regenerate: janusc support)"
-(cd "$T" && "$J" support --fuzz-corpus "$SRC/fuzz/corpus/graph_diff" >"$T/supported2.md") && ok || fail "support from another directory"
+(cd "$T" && "$J" support --fuzz-corpus "$SRC/fuzz/corpus/graph_diff" $NT >"$T/supported2.md") && ok || fail "support from another directory"
 same "$T/supported2.md" "$T/supported.md" "support to stdout from another directory"
 has "$T/supported.md" "| Conv | op: int8 inside QDQ, else float32 | int8, float32 |"
 run 0 "$J" support
 has "$T/out" "| unconfirmed | unconfirmed |"
 run 2 "$J" support --fuzz-corpus "$T/nowhere"
 has "$T/err" "nowhere: error: --fuzz-corpus is not a directory [file-readable]"
+has "$T/supported.md" "| Abs | op: int8 inside QDQ, else float32 | int8, float32 | lowered (\`tests/emit/elementwise.cpp\`) | npu | yes | ref "
+printf 'test_b ops=Abs ref=pass\ntest_a ops=Abs ref=pass\n' >"$T/unsorted.txt"
+run 2 "$J" support --node-tests "$T/unsorted.txt" -o "$T/s.md"
+has "$T/err" "unsorted.txt:line 2: error: test 'test_a' is not after 'test_b' (the lines are sorted, unique) [conformance-line]"
+[ ! -e "$T/s.md" ] && ok || fail "a support refusing its node tests wrote the table"
 run 2 "$J" support -o "$T/no/such/dir/s.md"
 [ ! -e "$T/no" ] && ok || fail "a failed support wrote something"
 
@@ -306,9 +312,9 @@ if [ -d "$NODE/test_abs" ] && [ -d "$NODE/test_relu" ]; then
     mkdir -p "$T/node"
     cp -r "$NODE/test_abs" "$NODE/test_relu" "$T/node/"
     run 0 "$J" conform "$T/node" --filter test_abs --report "$T/conf.txt"
-    has "$T/out" "test_abs ref=pass"
+    has "$T/out" "test_abs ops=Abs ref=pass"
     has "$T/out" "conformance: 1 of 1 node tests use only op types Janus imports; reference engine: 1 pass (100.0%)"
-    printf 'test_abs ref=pass\n' >"$T/want.txt"
+    printf 'test_abs ops=Abs ref=pass\n' >"$T/want.txt"
     same "$T/conf.txt" "$T/want.txt" "conform --report"
     run 0 "$J" conform "$T/node" --filter test_abs --expect "$T/want.txt"
     has "$T/out" "every line matches"
@@ -317,11 +323,11 @@ if [ -d "$NODE/test_abs" ] && [ -d "$NODE/test_relu" ]; then
         --engine ref --output-format pb
     cp "$T/relu_out/y.pb" "$T/node/test_abs/test_data_set_0/output_0.pb"
     run 1 "$J" conform "$T/node" --filter test_abs
-    has "$T/out" "test_abs ref=fail(values)"
+    has "$T/out" "test_abs ops=Abs ref=fail(values)"
     has "$T/out" "test_data_set_0: output 'y': "
     has "$T/out" "values outside rtol 1e-3, atol 1e-7; first at flat index"
     run 1 "$J" conform "$T/node" --filter test_abs --expect "$T/want.txt"
-    has "$T/out" "changed:  test_abs ref=pass  ->  test_abs ref=fail(values)"
+    has "$T/out" "changed:  test_abs ops=Abs ref=pass  ->  test_abs ops=Abs ref=fail(values)"
     has "$T/err" "want.txt: the conformance results differ"
 fi
 run 2 "$J" conform "$T/nowhere"

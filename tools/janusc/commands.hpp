@@ -64,6 +64,7 @@ int cmd_disasm_package(const std::string& path, const std::string& out);
 
 struct SupportArgs {
     std::string fuzz_corpus;  ///< graph_diff's seed corpus: the ops it fuzzes (none given: "unconfirmed")
+    std::string node_tests;   ///< janusc conform's result lines (tests/conformance/expected.txt)
     std::string output;       ///< write the Markdown here (atomically) instead of standard output
 };
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include <janus/core/file.hpp>
+#include <janus/graph/conformance.hpp>
 #include <janus/graph/execute.hpp>
 #include <janus/graph/import_onnx.hpp>
 #include <janus/graph/lower.hpp>
@@ -210,13 +211,13 @@ Verdict run_engine(const graph::Graph& g, const DataSet& d, bool npu, std::size_
 }
 
 struct TestResult {
-    std::string line;  ///< the result line (also the --expect file's)
+    graph::ConformanceResult result;  ///< its line() is the result line (also the --expect file's)
     Verdict ref, npu;
     bool npu_ran = false;
 };
 
 /// One claimed test, every data set: the reference engine, then the NPU engine if the graph holds int8/uint8 values.
-TestResult run_test(const fs::path& dir, const janus::onnx::Model& model) {
+TestResult run_test(const fs::path& dir, const janus::onnx::Model& model, std::vector<std::string> ops) {
     TestResult t;
     std::vector<fs::path> sets;
     for (const auto& e : fs::directory_iterator(dir))
@@ -246,10 +247,12 @@ TestResult run_test(const fs::path& dir, const janus::onnx::Model& model) {
     }
     // "host": it passed, but every node ran on the host (the NPU engine's fallback), so the NPU proved nothing
     if (t.npu_ran && t.npu.status == "pass" && npu_nodes == 0) t.npu.status = "host";
-    t.line = dir.filename().string() + " ref=" + t.ref.str() + (t.npu_ran ? " npu=" + t.npu.str() : "") +
-             (bind_npu.empty() ? ""
-                               : " bound=" + std::to_string(bind.size()) +
-                                     (bind_npu == bind ? "" : "+" + std::to_string(bind_npu.size() - bind.size())));
+    t.result = {dir.filename().string(),
+                std::move(ops),
+                t.ref.str(),
+                t.npu_ran ? t.npu.str() : "",
+                static_cast<int>(bind.size()),
+                static_cast<int>(bind_npu.size() - bind.size())};
     return t;
 }
 
@@ -281,23 +284,28 @@ int cmd_conform(const ConformArgs& a) {
         // A test is ours when every node's op type is one the importer takes; the op types come from a scan of the
         // wire format, so that a model the reader refuses (control flow, a dtype Janus does not read) is claimed
         // and refused when its ops are ours, and skipped when they are not.
-        const auto ops = janus::onnx::scan_op_types(*bytes, path);
-        bool ours = ops.ok();
+        const auto scanned = janus::onnx::scan_op_types(*bytes, path);
+        bool ours = scanned.ok();
+        std::vector<std::string> ops;  // sorted, unique
         if (ours)
-            for (const auto& [domain, op] : *ops)
+            for (const auto& [domain, op] : *scanned) {
                 ours = ours && (domain.empty() || domain == "ai.onnx") && graph::import_detail::known_op(op);
+                ops.push_back(op);
+            }
         if (!ours) continue;
+        std::sort(ops.begin(), ops.end());
+        ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+        ++claimed;
         auto m = janus::onnx::parse_model(*bytes, path);
         if (!m) {
-            ++claimed;
-            lines.push_back(dir.filename().string() + " ref=refused(" + m.error().rule + ")");
+            lines.push_back(
+                graph::ConformanceResult{dir.filename().string(), ops, refused(m.error()).str(), "", 0, 0}.line());
             std::cout << lines.back() << "\n  " << m.error().message() << "\n";
             continue;
         }
-        ++claimed;
-        const TestResult t = run_test(dir, *m);
-        lines.push_back(t.line);
-        std::cout << t.line << "\n";
+        const TestResult t = run_test(dir, *m, std::move(ops));
+        lines.push_back(t.result.line());
+        std::cout << lines.back() << "\n";
         for (const Verdict* v : {&t.ref, &t.npu})
             if (!v->detail.empty() && (v == &t.ref || t.npu_ran)) std::cout << "  " << v->detail << "\n";
         ref_pass += t.ref.status == "pass";

@@ -251,6 +251,8 @@ int main(int argc, char** argv) {
     auto* support = app.add_subcommand(
         "support", "every op with its evidence: import, reference, emitters, lowering, bit-exact simulation (Markdown)");
     support->add_option("--fuzz-corpus", sup.fuzz_corpus, "graph_diff's seed corpus (fuzz/corpus/graph_diff)");
+    support->add_option("--node-tests", sup.node_tests,
+                        "janusc conform's result lines (tests/conformance/expected.txt): the node tests column");
     support->add_option("-o,--output", sup.output, "write the table here (default: standard output)");
 
     janusc::ConformArgs conf;

@@ -46,6 +46,13 @@ int cmd_support(const SupportArgs& a) {
         if (!ops) return fail(ops.error());
         ext.fuzzed_ops = std::move(*ops);
     }
+    if (!a.node_tests.empty()) {
+        auto bytes = janus::read_file(a.node_tests, "file-readable", "janusc conform's result lines");
+        if (!bytes) return fail(bytes.error());
+        auto lines = g::parse_conformance({reinterpret_cast<const char*>(bytes->data()), bytes->size()}, a.node_tests);
+        if (!lines) return fail(lines.error());
+        ext.node_tests = std::move(*lines);
+    }
     std::vector<g::ProbeResult> results;
     for (const auto& p : g::probe_specs()) {
         for (g::ProbeForm f : {g::ProbeForm::int8, g::ProbeForm::float32}) {
