@@ -158,6 +158,7 @@ janus::Result<DataSet> read_data_set(const fs::path& dir, const janus::onnx::Mod
 std::set<std::string> inputs_to_bind(const janus::onnx::Model& m, bool weights) {
     std::set<std::string> graph_inputs, r;
     for (const auto& v : m.graph.inputs) graph_inputs.insert(v.name);
+    for (const auto& t : m.graph.initializers) graph_inputs.erase(t.name);  // a default value: already a constant
     for (const auto& n : m.graph.nodes)
         for (std::size_t k = 0; k < n.inputs.size(); ++k)
             if (graph_inputs.count(n.inputs[k]) &&

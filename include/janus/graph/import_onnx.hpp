@@ -25,7 +25,8 @@
 //      steps, Pad pads and value, Expand shape, Squeeze/Unsqueeze/ReduceSum axes, Resize scales/sizes, quantization
 //      scales and zero points) must be constants (initializers or Constant nodes) and become attributes.
 //   5. Identity nodes disappear (a graph output keeps its ONNX name).
-// Rules: onnx-opset, onnx-domain, onnx-op (not in the registry),
+// Rules: onnx-opset (an opset above 17, or a node whose op's schema at the model's opset Janus does not implement:
+// schema_refusal), onnx-domain, onnx-op (not in the registry),
 // onnx-undefined (a name read before it is defined), onnx-constant-input, onnx-quant (parameters that are not
 // constants or a tensor read under two quantizations), onnx-graph-io, plus every error of the op's own `infer`.
 #include <algorithm>
@@ -848,7 +849,6 @@ private:
 
 }  // namespace import_detail
 
-/// Import a decoded ONNX model (see the header comment). `input` names the model in errors.
 /// Is input `index` of ONNX op `op` one the importer reads as a constant: an operand the registry takes as an
 /// attribute (step 4), a quantization parameter (QDQ, QOperator and the integer ops' zero points) or QLinearConv's
 /// bias? `janusc conform` binds a graph input found there to the test's value (docs/conformance.md).
@@ -870,6 +870,7 @@ inline bool weight_operand(std::string_view op, std::size_t index) {
     return (op == "QLinearConv" || op == "QLinearMatMul") && index == 3;
 }
 
+/// Import a decoded ONNX model (see the header comment). `input` names the model in errors.
 inline Result<Graph> import_onnx(const onnx::Model& m, std::string_view input) {
     return import_detail::Importer(m, input).run();
 }
