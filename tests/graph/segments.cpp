@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <janus/graph/compile.hpp>
@@ -51,6 +52,20 @@ graph::LoweredGraph lowered(const graph::Graph& g, bool keep) {
 
 std::vector<std::byte> bytes(const Tensor& t) { return *t.clone().storage; }
 
+/// Seeded inputs on both engines: the lowered program's output is the reference's, byte for byte, with no race.
+/// Returns the inputs and the reference outputs for the caller's further checks.
+std::pair<std::vector<Tensor>, std::vector<Tensor>> npu_matches_reference(const graph::Graph& g,
+                                                                          const graph::LoweredGraph& l, unsigned seed) {
+    auto in = graph::seeded_inputs(g, seed);
+    const auto ref = graph::run_reference(g, in, janus_tools::kernel_by_name);
+    REQUIRE(ref.ok());
+    const auto npu = graph::run_npu(g, l, in, janus_tools::kernel_by_name, janus_test::simulate);
+    REQUIRE_MESSAGE(npu.ok(), (npu.ok() ? std::string() : npu.error().message()));
+    CHECK(bytes(npu->outputs[0]) == bytes((*ref)[0]));
+    CHECK(npu->report.races.empty());
+    return {std::move(in), *ref};
+}
+
 TEST_CASE("host nodes between NPU nodes split the program into segments, each ending with halt") {
     const graph::Graph g = parsed(three_segments);
     const auto l = lowered(g, false);
@@ -92,13 +107,7 @@ TEST_CASE("a program of three segments runs bit-identical to the reference engin
         const auto l = lowered(g, keep);
         for (unsigned seed : {1u, 2u, 3u}) {
             CAPTURE(seed);
-            const auto in = graph::seeded_inputs(g, seed);
-            const auto ref = graph::run_reference(g, in, janus_tools::kernel_by_name);
-            REQUIRE(ref.ok());
-            const auto npu = graph::run_npu(g, l, in, janus_tools::kernel_by_name, janus_test::simulate);
-            REQUIRE_MESSAGE(npu.ok(), (npu.ok() ? std::string() : npu.error().message()));
-            CHECK(bytes(npu->outputs[0]) == bytes((*ref)[0]));
-            CHECK(npu->report.races.empty());
+            const auto [in, ref] = npu_matches_reference(g, l, seed);
             if (!keep) continue;
             const auto v = graph::verify_engines(g, l, in, janus_tools::kernel_by_name, janus_test::simulate);
             REQUIRE_MESSAGE(v.ok(), (v.ok() ? std::string() : v.error().message()));
@@ -220,15 +229,10 @@ TEST_CASE("a host node that reads nothing the NPU computes runs in the prologue 
     REQUIRE(pkg->host.has_value());
     CHECK(pkg->host->prologue == 2);
     for (unsigned seed : {1u, 2u}) {
-        const auto in = graph::seeded_inputs(g, seed);
-        const auto ref = graph::run_reference(g, in, janus_tools::kernel_by_name);
-        REQUIRE(ref.ok());
-        const auto npu = graph::run_npu(g, l, in, janus_tools::kernel_by_name, janus_test::simulate);
-        REQUIRE_MESSAGE(npu.ok(), (npu.ok() ? std::string() : npu.error().message()));
-        CHECK(bytes(npu->outputs[0]) == bytes((*ref)[0]));
+        const auto [in, ref] = npu_matches_reference(g, l, seed);
         const auto out = graph::run_package(*pkg, in, janus_tools::kernel_by_name, janus_test::simulate);
         REQUIRE_MESSAGE(out.ok(), (out.ok() ? std::string() : out.error().message()));
-        CHECK(bytes((*out)[0]) == bytes((*ref)[0]));
+        CHECK(bytes((*out)[0]) == bytes(ref[0]));
     }
 }
 

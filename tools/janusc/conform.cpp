@@ -184,8 +184,8 @@ janus::Result<graph::Graph> load_bound(const fs::path& dir, const janus::onnx::M
     return g;
 }
 
-/// Run one data set on one engine; `npu` lowers and simulates (and counts the nodes that ran on the NPU).
-Verdict run_engine(const graph::Graph& g, const DataSet& d, bool npu, std::size_t* npu_nodes = nullptr) {
+/// Run one data set on one engine; `npu` lowers and simulates (and adds the nodes that ran on the NPU to `npu_nodes`).
+Verdict run_engine(const graph::Graph& g, const DataSet& d, bool npu, std::size_t& npu_nodes) {
     std::vector<janus::Tensor> inputs;
     for (graph::ValueId v : g.inputs) inputs.push_back(janus::io::to_tensor(d.inputs.at(g.value(v).name)));
     std::vector<janus::Tensor> out;
@@ -196,7 +196,7 @@ Verdict run_engine(const graph::Graph& g, const DataSet& d, bool npu, std::size_
         if (!r)
             return {r.error().rule == "npu-fault" || r.error().rule == "npu-race" ? "fail" : "refused", r.error().rule,
                     r.error().message()};
-        *npu_nodes += l->npu.size();
+        npu_nodes += l->npu.size();
         out = std::move(r->outputs);
     } else {
         auto r = graph::run_reference(g, inputs, janus_tools::kernel_by_name);
@@ -235,15 +235,15 @@ TestResult run_test(const fs::path& dir, const janus::onnx::Model& model, std::v
             t.npu_ran = false;
             break;
         }
-        if (t.ref.status == "pass") t.ref = run_engine(*g, *d, false);
+        if (t.ref.status == "pass") t.ref = run_engine(*g, *d, false, npu_nodes);
         if (!holds_int8(*g)) continue;
         t.npu_ran = true;
         if (t.npu.status != "pass") continue;
         if (bind_npu == bind) {
-            t.npu = run_engine(*g, *d, true, &npu_nodes);
+            t.npu = run_engine(*g, *d, true, npu_nodes);
         } else {
             auto gn = load_bound(dir, model, bind_npu, *d);
-            t.npu = gn ? run_engine(*gn, *d, true, &npu_nodes) : refused(gn.error());
+            t.npu = gn ? run_engine(*gn, *d, true, npu_nodes) : refused(gn.error());
         }
     }
     // "host": it passed, but every node ran on the host (the NPU engine's fallback), so the NPU proved nothing
