@@ -434,20 +434,14 @@ TEST_CASE("rule align-corners-extent-ambiguous: align_corners with in * scale no
     CHECK(call(x, a).ok());
 }
 
-TEST_CASE("rules mode-cubic-unsupported / tf-crop-and-resize-unsupported / antialias- / exclude-outside-unsupported") {
+TEST_CASE("rules antialias-unsupported / exclude-outside-unsupported (nearest); cubic's and tf_crop's: cubic.cpp") {
     A a = with_scales({1, 1, 2, 2});
-    a.mode = "cubic";
-    CHECK_RULE(call(f22, a), "mode-cubic-unsupported");
-    a = with_scales({1, 1, 2, 2});
-    a.coordinate_transformation_mode = "tf_crop_and_resize";
-    CHECK_RULE(call(f22, a), "tf-crop-and-resize-unsupported");
-    a = with_scales({1, 1, 2, 2});
     a.antialias = 1;
     CHECK_RULE(call(f22, a), "antialias-unsupported");
     a = with_scales({1, 1, 2, 2});
     a.exclude_outside = 1;
     CHECK_RULE(call(f22, a), "exclude-outside-unsupported");
-    // cubic_coeff_a and extrapolation_value only affect the refused modes: accepted, no effect
+    // cubic_coeff_a and extrapolation_value only affect cubic and tf_crop_and_resize: no effect on nearest
     a = with_scales({1, 1, 2, 2});
     a.cubic_coeff_a = -0.5f;
     a.extrapolation_value = 3.0f;
@@ -469,7 +463,7 @@ TEST_CASE("rule attribute-range: unknown strings, non-positive or non-finite sca
                                        {{"nearest_mode", std::string("round")},
                                         {"sizes", std::vector<std::int64_t>{1, 1, 4, 4}}}),
                "attribute-range");
-    CHECK_RULE(ops::infer_with<Resize>(std::span<const TensorType>(&t, 1), {{"roi", std::vector<float>{0, 1}}}),
+    CHECK_RULE(ops::infer_with<Resize>(std::span<const TensorType>(&t, 1), {{"region", std::vector<float>{0, 1}}}),
                "known-attribute");
 }
 
