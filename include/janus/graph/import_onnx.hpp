@@ -711,7 +711,10 @@ private:
             if (!c)
                 return err(n, "onnx-constant-input",
                            "input " + std::to_string(i) + " (" + std::string(ci->attr) + ") must be a constant");
-            if (ci->attr == "roi") continue;  // only tf_crop_and_resize reads it; the op refuses that mode
+            if (ci->attr == "roi") {  // only tf_crop_and_resize reads it: floats, starts then ends
+                if (auto f = floats_of(*c); !f.empty()) attrs["roi"] = std::move(f);
+                continue;
+            }
             if (c->dtype == DType::f32) {
                 const auto f = floats_of(*c);
                 if ((ci->attr == "min" || ci->attr == "max" || ci->attr == "value") && f.size() == 1)
@@ -720,8 +723,10 @@ private:
                     attrs[std::string(ci->attr)] = f;
             } else if (ci->attr == "value") {
                 return err(n, "onnx-constant-input", "an integer pad value is not imported yet");
+            } else if (const auto v = ints_of(*c); (ci->attr == "min" || ci->attr == "max") && v.size() == 1) {
+                attrs[std::string(ci->attr) + "_int"] = v[0];  // Clip of plain integers: bounds in the input's type
             } else {
-                attrs[std::string(ci->attr)] = ints_of(*c);
+                attrs[std::string(ci->attr)] = v;
             }
         }
         // Quantized when every tensor input is a dequantized (or quantized-constant weight) reading and the output
@@ -787,10 +792,16 @@ private:
             }
         }
         if (!quant) {
-            bool all_float = true;
-            for (ValueId v : in) all_float = all_float && g_.value(v).type.dtype == DType::f32;
+            // Float ops, and ops on plain (non-quantized) integers, run on the host: the NPU computes on quantized
+            // int8 only.
+            bool all_float = true, plain_int = false;
+            for (ValueId v : in) {
+                const auto& t = g_.value(v).type;
+                all_float = all_float && t.dtype == DType::f32;
+                plain_int = plain_int || (t.dtype != DType::f32 && !t.quant);
+            }
             JANUS_TRY(const ValueId y, emit_inferred(n, op, std::move(in), std::move(attrs), std::nullopt, n.outputs[0],
-                                                     all_float ? Target::host : Target::any));
+                                                     all_float || plain_int ? Target::host : Target::any));
             reps_[n.outputs[0]] = Rep{y};
             return ok_status();
         }

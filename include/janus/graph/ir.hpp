@@ -11,7 +11,8 @@
 //     from: the debug map of the package and `janusc verify` report it.
 //   - Nodes are kept in a topological order; `verify()` checks it, the single-producer rule, that every name is
 //     unique, and that every node's output type is what the op's `infer` computes from its inputs (so a rewrite
-//     that forgets a quantization parameter is caught where it happens).
+//     that forgets a quantization parameter is caught where it happens). An int8/uint8 value without quantization
+//     is a plain integer: a graph input, a constant, or the output of an op on plain integers (ops/op.hpp).
 //   - `print()` is the text form (docs/janusc.md "IR text form"): one line per value or node, deterministic.
 #include <cctype>
 #include <cstdint>
@@ -291,7 +292,11 @@ inline Status verify(const Graph& g, std::string_view input = {}, const NodePosi
             return fail(pos, "ir-output-type",
                         "output " + g.value(n.outputs[0]).name + " is " + detail::type_text(have) + " but " + n.op +
                             " computes " + detail::type_text(*t));
-        if (is_quantized_storage(have.dtype) && !have.quant)
+        // int8/uint8 without quantization is a plain integer (ops/op.hpp PlainInts): only an op on plain integers
+        // makes one; any other such output is a rewrite that lost its quantization
+        bool plain_in = false;
+        for (const auto& x : in) plain_in = plain_in || (is_quantized_storage(x.dtype) && !x.quant);
+        if (is_quantized_storage(have.dtype) && !have.quant && !plain_in)
             return fail(pos, "ir-output-type",
                         "output " + g.value(n.outputs[0]).name + " is " + std::string(dtype_name(have.dtype)) +
                             " without quantization");

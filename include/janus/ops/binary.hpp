@@ -1,7 +1,12 @@
 #pragma once
 // Binary elementwise operators with numpy broadcasting. Each op is ONE definition: its combine kind (expr::BinOp).
-// Both kernels are derived from that kind:
+// The three kernels are derived from that kind:
 //   - float32:   map(bin<kind>(a, b)) (min/max: NaN-propagating, see the NaN rule below)
+//   - plain integers (int8, uint8, int32, int64 without quantization; both inputs of one dtype, the output that
+//     dtype without quantization): map(wrap<T>(bin<kind>(a, b))). Add, Sub and Mul wrap around modulo 2^bits of T
+//     as numpy and ONNX do (uint8 250 + 10 = 4, int8 127 + 1 = -128), computed in int32 lanes (int64 lanes for
+//     int64) modulo 2^32 (2^64) and reduced to T, so no step has undefined behaviour; Min and Max select exactly.
+//     A plain integer tensor never meets a quantized one (rule plain-and-quantized, ops/op.hpp).
 //   - quantized: a rule chosen by the kind (docs/numerics.md "Elementwise operators"):
 //       add, sub  "common scale": both inputs are brought to a shared fixed-point scale with 20 bits of headroom
 //                 (x - zp) << 20, each rescaled by s_x / (2 max(s_a, s_b)), combined, then rescaled by
@@ -106,8 +111,8 @@ struct binary_elementwise {
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
         JANUS_CHECK(check_arity<Derived>(in));
-        JANUS_TRY(bool q, classify_inputs(in, op_what<Derived>()));
-        if (q)
+        JANUS_TRY(const InputKind kind, classify_input_kinds(in, op_what<Derived>(), PlainInts::all));
+        if (kind == InputKind::quantized)
             for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(in[k], op_what<Derived>(k)));
         JANUS_TRY(Shape s, broadcast_shapes(in[0].shape, in[1].shape, op_what<Derived>()));
         return TensorType{in[0].dtype, s, std::nullopt};
@@ -123,6 +128,13 @@ struct binary_elementwise {
         else return e;
     }
 
+    /// The plain-integer element expression for storage type T: the kind itself, reduced modulo 2^bits(T).
+    template <class T>
+    static auto int_expr() {
+        using namespace expr;
+        return wrap<T>(Bin<Kind, In<0, T>, In<1, T>>{});
+    }
+
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs&, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<Derived>(in));
         JANUS_TRY(Layout la, broadcast_to(in[0].layout, out.shape, op_what<Derived>(0)));
@@ -134,6 +146,27 @@ struct binary_elementwise {
             const auto e = float_expr();
             JANUS_CHECK(run_map(e, std::span<const Tensor>(views), y, mo, op_what<Derived>()));
             return y;
+        }
+        if (!in[0].quantized() && !in[1].quantized()) {
+            const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
+            JANUS_TRY(const InputKind kind, classify_input_kinds(types, op_what<Derived>(), PlainInts::all));
+            if (kind != InputKind::plain_int)
+                return make_error(op_what<Derived>(), "", "same-storage-dtype", "mixes " + types[0].str() + " and " +
+                                                                                    types[1].str());
+            JANUS_CHECK(require_plain_output(out, in[0].dtype, op_what<Derived>()));
+            return visit_dtype(in[0].dtype, [&](auto tag) -> Result<Tensor> {
+                using T = typename decltype(tag)::type;
+                if constexpr (std::is_same_v<T, float>) {
+                    return make_error(op_what<Derived>(), "", "same-storage-dtype",
+                                      "float32 in the plain-integer kernel");  // not reached: kind is plain_int
+                } else {
+                    const auto e = int_expr<T>();
+                    JANUS_CHECK(expr::prove_ranges(e, {}, op_what<Derived>()));
+                    Tensor y = Tensor::zeros(out.dtype, out.shape);
+                    JANUS_CHECK(run_map(e, std::span<const Tensor>(views), y, mo, op_what<Derived>()));
+                    return y;
+                }
+            });
         }
         for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(type_of(in[k]), op_what<Derived>(k)));
         JANUS_CHECK(require_output_quant(out, op_what<Derived>()));

@@ -9,7 +9,8 @@
 //   - `channel_axis` (output coordinates) feeds per-channel parameters (Chan, per-channel Rq): the element at index
 //     i uses channel i[channel_axis]. -1: the expression has no per-channel parameters (channel 0).
 //   - `simd = false` runs the scalar reference only; `true` uses xsimd batches where a full batch fits in the row and
-//     the scalar path for the tail. Results are bit-identical (tests check it for every op).
+//     the scalar path for the tail. Results are bit-identical (tests check it for every op). An int64 expression
+//     (its root is int64: int64 lanes are closed, ops/expr.hpp) always runs the scalar path.
 // The output may alias an input only if both have the same layout (elementwise in place).
 #include <array>
 #include <cstdint>
@@ -90,7 +91,8 @@ template <expr::Expr E>
 Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const MapOptions& opt = {},
                const std::string& what = "map") {
     using OutT = typename E::type;
-    static_assert(expr::Element<OutT>, "the root of a map expression must produce int8, uint8, int32 or float");
+    static_assert(expr::AnyElement<OutT>,
+                  "the root of a map expression must produce int8, uint8, int32, int64 or float");
     static_assert(E::arity <= expr::max_inputs, "too many inputs");
     if (out.dtype != dtype_v<OutT>)
         return make_error(what, "output", "output-dtype",
@@ -127,6 +129,7 @@ Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const Ma
             using T = typename decltype(tag)::type;
             if constexpr (std::is_same_v<T, float>) a.f[k] = detail::load_lane<float>(p);
             else if constexpr (expr::is_int_v<T>) a.i[k] = detail::load_lane<T>(p);
+            else if constexpr (expr::is_wide_v<T>) a.l[k] = detail::load_lane<T>(p);
         });
     };
     auto read_batch = [&](std::size_t k, const std::byte* p, std::int64_t stride, expr::BatchArgs& b) {
@@ -173,23 +176,25 @@ Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const Ma
         const std::int32_t row_channel =
             opt.channel_axis >= 0 && !channel_is_inner ? static_cast<std::int32_t>(idx[opt.channel_axis]) : 0;
         std::int64_t j = 0;
-        if (opt.simd) {
-            for (; j + static_cast<std::int64_t>(expr::lanes) <= n; j += static_cast<std::int64_t>(expr::lanes)) {
-                expr::BatchArgs b;
-                for (std::size_t k = 0; k < n_in && k < expr::max_inputs; ++k)
-                    read_batch(k, row[k] + j * inner_stride[k], inner_stride[k], b);
-                b.channel = channel_is_inner ? iota_b + static_cast<std::int32_t>(j)
-                                             : xsimd::batch<std::int32_t, expr::arch>(row_channel);
-                const auto r = e.eval(b);
-                alignas(64) std::array<expr::lane_t<OutT>, expr::lanes> res;
-                r.store_aligned(res.data());
-                if (out_stride == static_cast<std::int64_t>(sizeof(OutT))) {
-                    alignas(64) std::array<OutT, expr::lanes> narrow;
-                    for (std::size_t l = 0; l < expr::lanes; ++l) narrow[l] = static_cast<OutT>(res[l]);
-                    std::memcpy(orow + j * out_stride, narrow.data(), sizeof narrow);
-                } else {
-                    for (std::size_t l = 0; l < expr::lanes; ++l)
-                        detail::store_lane<OutT>(orow + (j + static_cast<std::int64_t>(l)) * out_stride, res[l]);
+        if constexpr (!expr::is_wide_v<OutT>) {
+            if (opt.simd) {
+                for (; j + static_cast<std::int64_t>(expr::lanes) <= n; j += static_cast<std::int64_t>(expr::lanes)) {
+                    expr::BatchArgs b;
+                    for (std::size_t k = 0; k < n_in && k < expr::max_inputs; ++k)
+                        read_batch(k, row[k] + j * inner_stride[k], inner_stride[k], b);
+                    b.channel = channel_is_inner ? iota_b + static_cast<std::int32_t>(j)
+                                                 : xsimd::batch<std::int32_t, expr::arch>(row_channel);
+                    const auto r = e.eval(b);
+                    alignas(64) std::array<expr::lane_t<OutT>, expr::lanes> res;
+                    r.store_aligned(res.data());
+                    if (out_stride == static_cast<std::int64_t>(sizeof(OutT))) {
+                        alignas(64) std::array<OutT, expr::lanes> narrow;
+                        for (std::size_t l = 0; l < expr::lanes; ++l) narrow[l] = static_cast<OutT>(res[l]);
+                        std::memcpy(orow + j * out_stride, narrow.data(), sizeof narrow);
+                    } else {
+                        for (std::size_t l = 0; l < expr::lanes; ++l)
+                            detail::store_lane<OutT>(orow + (j + static_cast<std::int64_t>(l)) * out_stride, res[l]);
+                    }
                 }
             }
         }

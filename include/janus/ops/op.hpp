@@ -197,23 +197,86 @@ inline Status require_output_quant(const TensorType& out, const std::string& wha
     return ok_status();
 }
 
-/// Every input float32, or every input quantized with the same storage dtype: the two kernel families of this issue.
-inline Result<bool> classify_inputs(std::span<const TensorType> in, const std::string& what) {
-    if (in.empty()) return false;
-    const bool q = in[0].quantized();
-    for (std::size_t k = 0; k < in.size(); ++k) {
-        const std::string w = what + ".input[" + std::to_string(k) + "]";
-        if (q) {
-            JANUS_CHECK(require_quantized(in[k], w, true));
-            if (in[k].dtype != in[0].dtype)
-                return make_error(w, "", "same-storage-dtype", "mixes " + std::string(dtype_name(in[0].dtype)) +
-                                                                   " and " + std::string(dtype_name(in[k].dtype)));
-        } else if (in[k].dtype != DType::f32) {
-            return make_error(w, "", "float-or-quantized",
-                              "expected float32 or a quantized int8/uint8 tensor, got " + in[k].str());
+/// The kernel family of an op's inputs.
+enum class InputKind {
+    float32,    ///< every input float32
+    quantized,  ///< every input quantized (int8/uint8 with QuantParams), one storage dtype
+    plain_int,  ///< every input a plain integer tensor (integer dtype, no QuantParams), one dtype
+};
+
+/// Which plain (non-quantized) integer dtypes an op takes, besides float32 and quantized int8/uint8. Opt-in: an op
+/// that does not name a set refuses plain integers with rule float-or-quantized.
+enum class PlainInts {
+    none,   ///< float32 and quantized only
+    bytes,  ///< also plain int8 / uint8 (MaxPool)
+    all,    ///< also plain int8 / uint8 / int32 / int64 (Add, Sub, Mul, Min, Max, Clip)
+};
+
+inline bool plain_int_allowed(DType d, PlainInts p) {
+    if (d == DType::f32 || p == PlainInts::none) return false;
+    return p == PlainInts::all || is_quantized_storage(d);
+}
+
+/// The inputs' kernel family: every input float32; every input quantized with the same storage dtype; or (when `plain`
+/// allows the dtype) every input a plain integer tensor of the same dtype. Rules: float-or-quantized (a dtype the op
+/// does not take), quantized-input / same-storage-dtype (as before), plain-and-quantized (a plain integer tensor
+/// with a quantized one: their integers mean different things, nothing converts one into the other).
+inline Result<InputKind> classify_input_kinds(std::span<const TensorType> in, const std::string& what,
+                                              PlainInts plain) {
+    if (in.empty()) return InputKind::float32;
+    const auto w = [&](std::size_t k) { return what + ".input[" + std::to_string(k) + "]"; };
+    if (plain != PlainInts::none) {
+        std::size_t q = in.size(), p = in.size();
+        for (std::size_t k = 0; k < in.size(); ++k) {
+            if (in[k].quantized() && q == in.size()) q = k;
+            if (!in[k].quantized() && in[k].dtype != DType::f32 && p == in.size()) p = k;
         }
+        if (q < in.size() && p < in.size())
+            return make_error(w(std::max(q, p)), "", "plain-and-quantized",
+                              "mixes the plain integer tensor " + in[p].str() + " with the quantized tensor " +
+                                  in[q].str() + " (a plain integer has no scale; dequantize or quantize explicitly)");
     }
-    return q;
+    const bool q = in[0].quantized();
+    const bool p = !q && plain_int_allowed(in[0].dtype, plain);
+    for (std::size_t k = 0; k < in.size(); ++k) {
+        if (q) {
+            JANUS_CHECK(require_quantized(in[k], w(k), true));
+        } else if (!in[k].quantized() && plain_int_allowed(in[k].dtype, plain)) {
+            if (!p)
+                return make_error(w(k), "", "same-storage-dtype", "mixes " + std::string(dtype_name(in[0].dtype)) +
+                                                                      " and " + std::string(dtype_name(in[k].dtype)));
+        } else if (in[k].dtype != DType::f32) {
+            const std::string plain_text = plain == PlainInts::all     ? ", or a plain int8/uint8/int32/int64 tensor"
+                                           : plain == PlainInts::bytes ? ", or a plain int8/uint8 tensor"
+                                                                       : "";
+            return make_error(w(k), "", "float-or-quantized",
+                              "expected float32 or a quantized int8/uint8 tensor" + plain_text + ", got " +
+                                  in[k].str());
+        }
+        if ((q || p) && in[k].dtype != in[0].dtype)
+            return make_error(w(k), "", "same-storage-dtype", "mixes " + std::string(dtype_name(in[0].dtype)) +
+                                                                  " and " + std::string(dtype_name(in[k].dtype)));
+    }
+    return q ? InputKind::quantized : p ? InputKind::plain_int : InputKind::float32;
+}
+
+/// Every input float32, or every input quantized with the same storage dtype: the two kernel families of this issue
+/// (ops that also take plain integers call classify_input_kinds with their PlainInts).
+inline Result<bool> classify_inputs(std::span<const TensorType> in, const std::string& what) {
+    JANUS_TRY(const InputKind k, classify_input_kinds(in, what, PlainInts::none));
+    return k == InputKind::quantized;
+}
+
+/// The output of a plain-integer kernel: the inputs' dtype, and no quantization (nothing gives its integers a scale).
+inline Status require_plain_output(const TensorType& out, DType in, const std::string& what) {
+    if (out.dtype != in)
+        return make_error(what, "output", "output-dtype",
+                          "a plain " + std::string(dtype_name(in)) + " result is " + std::string(dtype_name(in)) +
+                              ", not " + out.str());
+    if (out.quant)
+        return make_error(what, "output", "plain-integer-output",
+                          "a plain integer result carries no quantization, got " + out.str());
+    return ok_status();
 }
 
 }  // namespace janus::ops

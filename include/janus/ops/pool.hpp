@@ -1,5 +1,6 @@
 #pragma once
-// Pooling operators: AveragePool, MaxPool, GlobalAveragePool, GlobalMaxPool (float32 and quantized int8/uint8).
+// Pooling operators: AveragePool, MaxPool, GlobalAveragePool, GlobalMaxPool (float32 and quantized int8/uint8;
+// MaxPool also plain int8/uint8, as ONNX MaxPool-12 does: see "Plain integers" below).
 // Each is one `run_window` (ops/window.hpp) with its own four parts (seed A3); nothing else loops.
 //
 // Attributes (ONNX AveragePool opset 19 / MaxPool opset 12): auto_pad (NOTSET | SAME_UPPER | SAME_LOWER | VALID),
@@ -56,6 +57,10 @@
 //     the max of the requantized values); `infer` PROPOSES the input's quantization (a selection); a caller-given
 //     different output quantization is honoured by the requantizing post (exact identity when equal; otherwise
 //     round_double of (max - zp_in) * s_in / s_out, within 3/4 LSB of exact: measured 0.747).
+// Plain integers (MaxPool only, int8 / uint8 without quantization; the other pools and other integer dtypes are
+//   refused with rule float-or-quantized): the same window, pre widen(x), init lowest(T), combine max, post sat<T>(acc)
+//   (exact: the max of T values is a T value). Padding takes no part (as for float: only input elements are
+//   combined, and every window holds one). The output is T without quantization.
 // Data movement (seed A1): run_with_stats returns WindowStats (counts per output, kernel volume, elements combined).
 #include <algorithm>
 #include <cmath>
@@ -202,13 +207,19 @@ struct pool_op {
     static constexpr bool average = Combine == expr::BinOp::add;
     using rounding = numeric::default_rounding;
 
+    /// The plain integer dtypes the op takes (Derived::plain_integers, else none).
+    static constexpr PlainInts plain_ints() {
+        if constexpr (requires { Derived::plain_integers; }) return Derived::plain_integers;
+        else return PlainInts::none;
+    }
+
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
         const std::string what = op_what<Derived>();
         JANUS_CHECK(check_arity<Derived>(in));
-        JANUS_TRY(bool q, classify_inputs(in, what));
+        JANUS_TRY(const InputKind kind, classify_input_kinds(in, what, plain_ints()));
         JANUS_TRY(PoolPlan p, plan_geometry(in[0].shape, a));
         TensorType t{in[0].dtype, p.out_shape, std::nullopt};
-        if (!q) return t;
+        if (kind != InputKind::quantized) return t;
         JANUS_CHECK(check_quant_input(in[0]));
         if constexpr (!average) t.quant = in[0].quant;  // a selection preserves real values: propose the input's
         return t;
@@ -227,6 +238,10 @@ struct pool_op {
                               "the output must have the input's element type " + std::string(dtype_name(in.dtype)) +
                                   ", not " + out.str());
         if (in.dtype == DType::f32) return p;
+        if (!in.quant && plain_int_allowed(in.dtype, plain_ints())) {
+            JANUS_CHECK(require_plain_output(out, in.dtype, what));
+            return p;
+        }
         JANUS_CHECK(check_quant_input(in));
         JANUS_CHECK(require_output_quant(out, what));
         JANUS_CHECK(numeric::check_quant_fits(*out.quant, out.shape, what + ".output"));
@@ -305,6 +320,20 @@ struct pool_op {
                 return PoolResult{std::move(y), std::move(st)};
             }
         }
+        if constexpr (!average && plain_ints() != PlainInts::none) {
+            if (!in[0].quant) {  // plan() accepted it: a plain int8 / uint8 tensor
+                return visit_quant_dtype(in[0].dtype, [&](auto tag) -> Result<PoolResult> {
+                    using T = typename decltype(tag)::type;
+                    Tensor y = Tensor::zeros(out.dtype, p.out_shape);
+                    const auto pre = widen(In<0, T>{});
+                    const auto post = sat<T>(In<0, std::int32_t>{});
+                    const auto init = static_cast<std::int32_t>(type_range<T>().lo);
+                    JANUS_TRY(WindowStats st,
+                              run_window<Combine>(pre, init, post, in[0], p.window, p.policy, y, wo, what));
+                    return PoolResult{std::move(y), std::move(st)};
+                });
+            }
+        }
         return visit_quant_dtype(in[0].dtype, [&](auto tag) -> Result<PoolResult> {
             using T = typename decltype(tag)::type;
             Tensor y = Tensor::zeros(out.dtype, p.out_shape, out.quant);
@@ -375,6 +404,7 @@ struct AveragePool : pool_op<AveragePool, AveragePoolAttrs, expr::BinOp::add> {
 
 struct MaxPool : pool_op<MaxPool, MaxPoolAttrs, expr::BinOp::max> {
     static constexpr fixed_string name = "MaxPool";
+    static constexpr PlainInts plain_integers = PlainInts::bytes;  // ONNX MaxPool-12: int8, uint8 (and floats)
     static constexpr auto schema = max_pool_schema;
     static Result<WindowParams> geometry(const Shape& in, const Attrs& a, const std::string& what) {
         return detail::pool_geometry(in, a.auto_pad, a.kernel_shape, a.strides, a.dilations, a.pads,

@@ -4,9 +4,14 @@
 //   - quantized kernel: map(lut(in0, table)), table[q] = quantize_out(math(dequantize_in(q))) (ops/quant_expr.hpp),
 //     so the quantized op equals "dequantize -> float op -> quantize" exactly (per-tensor input quantization; the
 //     output quantization is the caller's, seed A10).
+//   - plain-integer kernel, only for an op that declares `plain_integers` (a PlainInts set, ops/op.hpp; the others
+//     refuse plain integers with rule float-or-quantized): map(math(in0)) on the integer lanes of T, the same math
+//     with its constants in T (Clip: int8, uint8, int32, int64). The output is T without quantization.
 // NaN handling follows ONNX/numpy: NaN propagates through Abs, Neg, Sign, Relu, Clip, LeakyRelu; the comparisons are
 // written so that a NaN operand selects the NaN (x), never a clamp bound.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <span>
 
@@ -23,11 +28,17 @@ struct unary_elementwise {
     static constexpr int min_inputs = 1;
     static constexpr int max_inputs = 1;
 
+    /// The plain integer dtypes the op takes (Derived::plain_integers, else none).
+    static constexpr PlainInts plain_ints() {
+        if constexpr (requires { Derived::plain_integers; }) return Derived::plain_integers;
+        else return PlainInts::none;
+    }
+
     template <class Attrs>
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
         JANUS_CHECK(check_arity<Derived>(in));
-        JANUS_TRY(bool q, classify_inputs(in, op_what<Derived>()));
-        if (q) JANUS_CHECK(require_quantized(in[0], op_what<Derived>(0)));
+        JANUS_TRY(const InputKind kind, classify_input_kinds(in, op_what<Derived>(), plain_ints()));
+        if (kind == InputKind::quantized) JANUS_CHECK(require_quantized(in[0], op_what<Derived>(0)));
         return TensorType{in[0].dtype, in[0].shape, std::nullopt};
     }
 
@@ -41,6 +52,26 @@ struct unary_elementwise {
             Tensor y = Tensor::zeros(DType::f32, in[0].shape());
             JANUS_CHECK(run_map(f(expr::In<0, float>{}), in, y, mo, op_what<Derived>()));
             return y;
+        }
+        if constexpr (plain_ints() != PlainInts::none) {
+            if (!in[0].quantized()) {
+                const TensorType t = type_of(in[0]);
+                JANUS_CHECK(classify_input_kinds(std::span<const TensorType>(&t, 1), op_what<Derived>(), plain_ints()));
+                JANUS_CHECK(require_plain_output(out, in[0].dtype, op_what<Derived>()));
+                return visit_dtype(in[0].dtype, [&](auto tag) -> Result<Tensor> {
+                    using T = typename decltype(tag)::type;
+                    if constexpr (std::is_same_v<T, float>) {
+                        return make_error(op_what<Derived>(), "", "float-or-quantized",
+                                          "float32 in the plain-integer kernel");  // not reached: float32 ran above
+                    } else {
+                        const auto e = f(expr::In<0, T>{});
+                        JANUS_CHECK(expr::prove_ranges(e, {}, op_what<Derived>()));
+                        Tensor y = Tensor::zeros(out.dtype, in[0].shape());
+                        JANUS_CHECK(run_map(e, in, y, mo, op_what<Derived>()));
+                        return y;
+                    }
+                });
+            }
         }
         JANUS_CHECK(require_quantized(type_of(in[0]), op_what<Derived>(0)));
         JANUS_CHECK(require_output_quant(out, op_what<Derived>()));
@@ -108,22 +139,56 @@ struct Relu : unary_elementwise<Relu> {
 };
 
 /// Clip (opset 13: min and max are optional constant inputs, folded into attributes). Relu6 is Clip(0, 6).
+/// Takes float32, quantized int8/uint8 (bounds `min`, `max`: real values) and plain int8/uint8/int32/int64 (bounds
+/// `min_int`, `max_int`: ONNX Clip-13 bounds have the input's type; the importer folds an integer constant bound
+/// into them). A missing bound is the type's limit (+-inf, or T's range: an integer bound is clamped to T's range,
+/// which changes no result). Bounds of the other kind than the input's are refused (rule clip-bound-type).
 struct Clip : unary_elementwise<Clip> {
     static constexpr fixed_string name = "Clip";
+    static constexpr PlainInts plain_integers = PlainInts::all;
     struct Attrs {
         float min = -std::numeric_limits<float>::infinity();
         float max = std::numeric_limits<float>::infinity();
+        std::int64_t min_int = std::numeric_limits<std::int64_t>::min();  ///< plain integer input: lower bound
+        std::int64_t max_int = std::numeric_limits<std::int64_t>::max();  ///< plain integer input: upper bound
     };
     struct min_le_max_rule {  // NaN bounds are refused; min > max is allowed by ONNX (result: max everywhere)
         std::string check(float v) const { return std::isnan(v) ? "must not be NaN" : ""; }
     };
     static constexpr auto schema =
-        attr_schema(attr<"min">(&Attrs::min, min_le_max_rule{}), attr<"max">(&Attrs::max, min_le_max_rule{}));
+        attr_schema(attr<"min">(&Attrs::min, min_le_max_rule{}), attr<"max">(&Attrs::max, min_le_max_rule{}),
+                    attr<"min_int">(&Attrs::min_int), attr<"max_int">(&Attrs::max_int));
+
+    static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
+        JANUS_TRY(TensorType t, unary_elementwise<Clip>::infer(in, a));
+        const bool plain = t.dtype != DType::f32 && !in[0].quantized();
+        const bool float_bounds = a.min != Attrs{}.min || a.max != Attrs{}.max;
+        const bool int_bounds = a.min_int != Attrs{}.min_int || a.max_int != Attrs{}.max_int;
+        if (plain && float_bounds)
+            return make_error(op_what<Clip>(), "", "clip-bound-type",
+                              "a plain integer Clip takes integer bounds (min_int, max_int) in the input's type, not "
+                              "float ones: " + in[0].str());
+        if (!plain && int_bounds)
+            return make_error(op_what<Clip>(), "", "clip-bound-type",
+                              "integer bounds (min_int, max_int) are for plain integer inputs; " + in[0].str() +
+                                  " takes float bounds (min, max)");
+        return t;
+    }
+
+    /// A bound as a constant of the expression's element type T.
+    template <class T>
+    static expr::lane_t<T> bound(float f, std::int64_t i) {
+        if constexpr (expr::is_float_v<T>) return f;
+        else return static_cast<expr::lane_t<T>>(std::clamp<std::int64_t>(i, std::numeric_limits<T>::min(),
+                                                                          std::numeric_limits<T>::max()));
+    }
     template <expr::Expr X> static auto math(X x, const Attrs& a) {
         using namespace expr;
+        using T = typename X::type;
+        const auto min_v = bound<T>(a.min, a.min_int), max_v = bound<T>(a.max, a.max_int);
         // numpy.clip order: min first, then max (so min > max yields max everywhere)
-        const auto lo = select(lt(x, cstf(a.min)), cstf(a.min), x);
-        return select(gt(lo, cstf(a.max)), cstf(a.max), lo);
+        const auto lo = select(lt(x, cst<T>(min_v)), cst<T>(min_v), x);
+        return select(gt(lo, cst<T>(max_v)), cst<T>(max_v), lo);
     }
 };
 
