@@ -81,6 +81,8 @@ inline const std::vector<ProbeSpec>& probe_specs() {
         {"Sigmoid", d::unary},
         {"Tanh", d::unary},
         {"Exp", d::unary},
+        {"Sqrt", d::unary},
+        {"Reciprocal", d::unary},
         {"Erf", d::unary},
         {"Gelu", d::unary},
         {"Add", d::binary},

@@ -23,7 +23,7 @@
 //   to even), add, sub, mul, div (float), min, max, abs, neg, shl, rshift (round half away), rq (fixed-point
 //   multiply with a rounding-mode TYPE, per-tensor or per-channel), rq_indexed (rq with the multiplier looked up
 //   per element by an integer index expression: averaging divisors), clamp, cmp (lt le gt ge eq ne), select,
-//   lut (256-entry table), and float exp / tanh / erf (xsimd's algorithms on both paths).
+//   lut (256-entry table), and float exp / tanh / erf / sqrt (xsimd's algorithms on both paths).
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -386,9 +386,9 @@ struct Bin : node_tag {
     template <class F> void children(F&& f) const { f(a); f(b); }
 };
 
-enum class UnOp { neg, abs, exp, tanh, erf };
+enum class UnOp { neg, abs, exp, tanh, erf, sqrt };
 constexpr std::string_view unop_name(UnOp op) {
-    constexpr std::array<std::string_view, 5> names{"neg", "abs", "exp", "tanh", "erf"};
+    constexpr std::array<std::string_view, 6> names{"neg", "abs", "exp", "tanh", "erf", "sqrt"};
     return names[static_cast<std::size_t>(op)];
 }
 
@@ -396,7 +396,7 @@ template <UnOp Op, Expr E>
 struct Un : node_tag {
     using T = typename E::type;
     static_assert(Op == UnOp::neg || Op == UnOp::abs || is_float_v<T>,
-                  "exp/tanh/erf are float primitives; quantized ops use a lut() built from the float function");
+                  "exp/tanh/erf/sqrt are float primitives; quantized ops use a lut() built from the float function");
     using type = std::conditional_t<is_float_v<T>, float, std::int32_t>;
     static constexpr std::string_view kind = unop_name(Op);
     static constexpr int arity = E::arity;
@@ -433,6 +433,7 @@ private:
         else if constexpr (Op == UnOp::abs) return xsimd::abs(x);
         else if constexpr (Op == UnOp::exp) return xsimd::exp(x);
         else if constexpr (Op == UnOp::tanh) return xsimd::tanh(x);
+        else if constexpr (Op == UnOp::sqrt) return xsimd::sqrt(x);  // IEEE: correctly rounded, as std::sqrt
         else return xsimd::erf(x);
     }
 };
@@ -761,6 +762,7 @@ template <Expr E> Un<UnOp::abs, E> abs(E e) { return {{}, e}; }
 template <Expr E> Un<UnOp::exp, E> exp(E e) { return {{}, e}; }
 template <Expr E> Un<UnOp::tanh, E> tanh(E e) { return {{}, e}; }
 template <Expr E> Un<UnOp::erf, E> erf(E e) { return {{}, e}; }
+template <Expr E> Un<UnOp::sqrt, E> sqrt(E e) { return {{}, e}; }
 template <Expr E> Shl<E> shl(E e, int s) { return {{}, e, s}; }
 template <Expr E> Rshift<E> rshift(E e, int s) { return {{}, e, s}; }
 template <numeric::RoundingMode R, Expr E> Rq<R, E> rq(E e, numeric::QuantizedMultiplier m) { return {{}, e, m, {}}; }
