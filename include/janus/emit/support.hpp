@@ -269,6 +269,8 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "yet); lower-pad-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-pad-layout: malformed "
      "or overlapping descriptors; lower-pad-budget: no LMEM for the staging buffer",
      support_detail::move_test_a},
+    {"MaxPoolIndices", Support::host, "", "",
+     "host: the output is int64 indices, which the vnpu cannot store (as ArgMax)", ""},
     {"QuantizeLinear", Support::host, "", "", "host: its input is float32 (the vnpu has no floating-point unit)", ""},
     {"DequantizeLinear", Support::host, "", "", "host: its output is float32 (the vnpu has no floating-point unit)",
      ""},

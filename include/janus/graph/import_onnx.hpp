@@ -27,7 +27,8 @@
 //   5. Identity nodes disappear (a graph output keeps its ONNX name).
 //   6. Three kinds of node are imported as their ONNX function body, a sequence of registry ops (docs/conformance.md
 //      "Nodes imported as their ONNX function body"): LayerNormalization with its Mean / InvStdDev outputs,
-//      BatchNormalization with training_mode 1, and Min / Max with other than two inputs.
+//      BatchNormalization with training_mode 1, and Min / Max with other than two inputs. A MaxPool with its Indices
+//      output becomes MaxPool and MaxPoolIndices (ops/pool.hpp).
 // Rules: onnx-opset (an opset above 17, or a node whose op's schema at the model's opset Janus does not implement:
 // schema_refusal), onnx-domain, onnx-op (not in the registry),
 // onnx-undefined (a name read before it is defined), onnx-constant-input, onnx-quant (parameters that are not
@@ -63,7 +64,7 @@ static_assert(max_opset <= onnx::schema_table_max_opset, "onnx/schema_versions.h
 inline constexpr std::array<std::string_view, 4> importer_only_ops{"QLinearConv", "QLinearMatMul", "Identity",
                                                                    "Constant"};
 /// Registry ops that are no ONNX op type: the importer creates them, and an ONNX node of that name is refused.
-inline constexpr std::array<std::string_view, 1> internal_ops{"Requantize"};
+inline constexpr std::array<std::string_view, 2> internal_ops{"Requantize", "MaxPoolIndices"};
 
 inline bool is_internal_op(std::string_view op) {
     return std::find(internal_ops.begin(), internal_ops.end(), op) != internal_ops.end();
@@ -125,6 +126,8 @@ inline constexpr OlderSchema older_schemas[] = {
     // lacking a later attribute or input whose default is the old behaviour
     {"ArgMax", 11}, {"ArgMax", 12}, {"ArgMin", 11}, {"ArgMin", 12}, {"Reshape", 5}, {"Slice", 10}, {"Slice", 11},
     {"QuantizeLinear", 10}, {"DequantizeLinear", 10},
+    // inputs that the later schema made optional (Resize-11's roi and scales)
+    {"Resize", 11},
     // an attribute where the later schema has a constant input (the registry's attribute of the same name)
     {"ReduceSum", 11}, {"Squeeze", 11}, {"Unsqueeze", 11},
 };
@@ -508,6 +511,7 @@ private:
             if (tm && tm->type == onnx::AttrType::i && tm->i == 1) return batch_norm_training(n);
         }
         if ((op == "Min" || op == "Max") && n.inputs.size() != 2) return variadic(n);
+        if (op == "MaxPool" && n.outputs.size() == 2) return max_pool_with_indices(n);
         if (n.outputs.size() != 1)
             return err(n, "onnx-op", op + " with " + std::to_string(n.outputs.size()) + " outputs");
         return regular(n);
@@ -613,6 +617,20 @@ private:
             JANUS_TRY(acc, step(n, n.op_type, {acc, n.inputs[k]}, k + 1 == n.inputs.size() ? n.outputs[0] : ""));
         }
         return ok_status();
+    }
+
+    /// MaxPool with its Indices output: MaxPool (Y) and MaxPoolIndices (Indices, an op of Janus's IR, ops/pool.hpp) of
+    /// the same input and attributes.
+    Status max_pool_with_indices(const onnx::Node& n) {
+        if (n.outputs[0].empty()) return err(n, "onnx-op", "MaxPool's output Y is required");
+        onnx::Node y = n;
+        y.outputs = {n.outputs[0]};
+        JANUS_CHECK(node(y));
+        if (n.outputs[1].empty()) return ok_status();
+        onnx::Node i = n;
+        i.op_type = "MaxPoolIndices";
+        i.outputs = {n.outputs[1]};
+        return regular(i);
     }
 
     /// LayerNormalization with its Mean / InvStdDev outputs: ONNX's function body of LayerNormalization-17

@@ -48,6 +48,7 @@ inline constexpr auto all_ops = boost::hana::tuple_t<Abs, Neg, Sign, Relu, Clip,
                                                      MatMulInteger,
                                                      // windows
                                                      AveragePool, MaxPool, GlobalAveragePool, GlobalMaxPool,
+                                                     MaxPoolIndices,
                                                      Resize,
                                                      // normalization
                                                      BatchNormalization, InstanceNormalization,
