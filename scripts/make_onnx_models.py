@@ -577,6 +577,15 @@ def bad_imports():
         "integer_float_operand.onnx": m(
             [helper.make_node("MatMulInteger", ["x", "w"], ["y"], name="mm")], [x], [i32("y", [1, 4])],
             [tensor("w", np.eye(4, dtype=np.int8))]),
+        # the expansions (a node imported as its ONNX function body): their own refusals
+        "layer_norm_stash_type_0.onnx": m(
+            [helper.make_node("LayerNormalization", ["x", "g"], ["y", "mean", "inv"], name="ln", stash_type=0)], [x],
+            [y, f32("mean", [1, 1]), f32("inv", [1, 1])], [tensor("g", np.ones(4, np.float32))], opset=17),
+        "batch_norm_training_rank_1.onnx": m(
+            [helper.make_node("BatchNormalization", ["v", "g", "b", "g", "g"], ["w"], name="bn", training_mode=1)],
+            [f32("v", [4])], [f32("w", [4])],
+            [tensor("g", np.ones(4, np.float32)), tensor("b", np.zeros(4, np.float32))], opset=15),
+        "max_no_inputs.onnx": m([helper.make_node("Max", [], ["y"], name="max")], [x], [y]),
     }
 
 

@@ -4,6 +4,7 @@
 // with and without bias, the MobileNet 112x112x32 layer; and the refusals.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -32,6 +33,7 @@ struct Case {
     std::int32_t zp_x;
     bool with_bias;
     std::int64_t sh = 1, sw = 1, dh = 1, dw = 1;  // strides, dilations
+    std::vector<std::int32_t> zp_w{};             // weight zero points, cycled over the channels (empty: all 0)
 };
 
 vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::string>* log = nullptr,
@@ -61,11 +63,12 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     std::vector<float> sw(static_cast<std::size_t>(C));
     for (auto& v : sw) v = scale(rng);
     const auto qx = numeric::make_quant(DType::i8, 0.04f, k.zp_x).value();
-    const auto qw =
-        numeric::make_quant_per_axis(DType::i8, sw, std::vector<std::int32_t>(static_cast<std::size_t>(C), 0), 0,
-                                     Shape{C, 1, k.kh, k.kw})
-            .value();
-    const float sy = 0.04f * 0.03f * 74.0f * 74.0f * std::sqrt(static_cast<float>(k.kh * k.kw)) * 3.0f / 127.0f;
+    std::vector<std::int32_t> zw(static_cast<std::size_t>(C), 0);
+    for (std::size_t c = 0; c < zw.size() && !k.zp_w.empty(); ++c) zw[c] = k.zp_w[c % k.zp_w.size()];
+    const auto qw = numeric::make_quant_per_axis(DType::i8, sw, zw, 0, Shape{C, 1, k.kh, k.kw}).value();
+    const float spread = k.zp_w.empty() ? 1.0f : 2.0f;  // w - zw spreads about twice as wide
+    const float sy =
+        0.04f * 0.03f * 74.0f * 74.0f * spread * std::sqrt(static_cast<float>(k.kh * k.kw)) * 3.0f / 127.0f;
     const auto qy = numeric::make_quant(DType::i8, sy, -6).value();
     const Tensor tx = Tensor::from<std::int8_t>(Shape{1, C, H, W}, x, qx);
     const Tensor tw = Tensor::from<std::int8_t>(Shape{C, 1, k.kh, k.kw}, w, qw);
@@ -143,6 +146,16 @@ TEST_CASE("a fused epilogue table: lut.apply on each output row equals the depth
     check({24, 9, 7, 3, 3, {1, 1, 1, 1}, 5, true, 2, 2}, 32, nullptr, t);  // strides: phases, every other pixel
 }
 
+TEST_CASE("depthwise weight zero points: w - zw in int8 parts, one vec.mac per tap and part") {
+    std::vector<std::string> log;
+    check({16, 8, 8, 3, 3, {1, 1, 1, 1}, 0, true, 1, 1, 1, 1, {127}}, 41, &log);  // 2 parts
+    CHECK(std::find(log.begin(), log.end(),
+                    "dw: depthwise: weight zero points: w - zw in 2 int8 parts, 2 vec.mac per tap") != log.end());
+    check({24, 9, 7, 3, 3, {1, 1, 1, 1}, -3, true, 2, 2, 1, 1, {-128, 40, -5}}, 42, &log);  // 3 parts, strides
+    CHECK(std::find(log.begin(), log.end(),
+                    "dw: depthwise: weight zero points: w - zw in 3 int8 parts, 3 vec.mac per tap") != log.end());
+}
+
 TEST_CASE("depthwise refusals name the rule and leave nothing in the builder") {
     ops::ConvQuantPlan plan;
     plan.zp_w.assign(16, 0);
@@ -152,8 +165,8 @@ TEST_CASE("depthwise refusals name the rule and leave nothing in the builder") {
     REQUIRE(b.emit("nop", {}).ok());
     const DramImage X{2, 0, 8, 8, 16, 16}, Y{3, 0, 8, 8, 16, 16};
     auto bad = plan;
-    bad.zp_w[4] = 2;
-    CHECK_RULE(lower_depthwise(b, bad, X, w, 3, 3, {1, 1, 1, 1}, {}, Y), "lower-depthwise-zero-point");
+    bad.zp_w.pop_back();  // a zero point per channel
+    CHECK_RULE(lower_depthwise(b, bad, X, w, 3, 3, {1, 1, 1, 1}, {}, Y), "lower-depthwise-layout");
     CHECK_RULE(lower_depthwise(b, plan, X, w, 3, 3, {1, 1, 1, 0}, {}, Y), "lower-depthwise-layout");  // Y's width
     CHECK_RULE(lower_depthwise(b, plan, DramImage{2, 0, 8, 8, 16, 8}, w, 3, 3, {1, 1, 1, 1}, {}, Y),
                "lower-depthwise-layout");

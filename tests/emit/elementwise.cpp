@@ -167,6 +167,8 @@ TEST_CASE("unary ops lowered to lut.apply with their own tables: bit-exact again
     unary_matrix<ops::HardSigmoid>({}, 11);
     unary_matrix<ops::Exp>({}, 12);
     unary_matrix<ops::Erf>({}, 13);
+    unary_matrix<ops::Sqrt>({}, 14);
+    unary_matrix<ops::Reciprocal>({}, 15);
 }
 
 TEST_CASE("two kernels chained in one program: Add then Sigmoid on its output, no race, equal to the host chain") {

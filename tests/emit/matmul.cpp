@@ -4,6 +4,7 @@
 // ends of int8; the FC 1024 -> 1000 and 1x1-conv shapes of the utilization bench; and the refusals.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -146,7 +147,7 @@ TEST_CASE("a fused activation clamp in the requantization equals the MatMul foll
 TEST_CASE("a fused epilogue table: lut.apply on each output tile equals the MatMul followed by the table") {
     expr::Table256 t;  // a scramble of the codes: any mistake in which code meets which entry shows
     for (std::size_t i = 0; i < 256; ++i) t.values[i] = static_cast<std::int32_t>((i * 77 + 13) % 256) - 128;
-    check(37, 50, 70, 11, true, 23, MatmulOptions{16, 5, {}, t});         // partial M and N tiles
+    check(37, 50, 70, 11, true, 23, MatmulOptions{16, 5, {}, t});  // partial M and N tiles
     check(20, 40, 33, -7, false, 24, MatmulOptions{0, 0, {}, t});
 }
 
@@ -217,6 +218,41 @@ TEST_CASE("Gemm with C as a per-column int32 bias: the bias enters the rq table,
     }
 }
 
+TEST_CASE("B's zero points: b - zp_b in int8 parts, one mac.mma per part (QLinearMatMul's uint8 weights)") {
+    struct ZpCase {
+        std::int64_t M, K, N;
+        std::vector<std::int32_t> zps;  // cycled over the columns
+        std::int64_t parts;
+        MatmulOptions opt;
+    };
+    const std::vector<ZpCase> cases{
+        {2, 4, 3, {114 - 128}, 2, {}},                                  // the node test's QLinearMatMul, as int8
+        {9, 37, 21, {127}, 2, {}},                                      // b - zp in [-255, 0]
+        {9, 37, 21, {-128}, 3, {}},                                     // [0, 255]: uint8 weights of zero point 0
+        {33, 70, 40, {5, -77, 100, 0, -128, 127}, 3, {16, 8, {}, {}}},  // per column; tiles, B double buffered
+    };
+    std::uint32_t seed = 60;
+    for (const auto& c : cases) {
+        CAPTURE(c.N);
+        CAPTURE(c.parts);
+        Problem p = make_problem(c.M, c.K, c.N, 0, true, ++seed);
+        std::vector<std::int32_t> zps(static_cast<std::size_t>(c.N));
+        for (std::size_t n = 0; n < zps.size(); ++n) zps[n] = c.zps[n % c.zps.size()];
+        p.tb.quant = numeric::make_quant_per_axis(DType::i8, p.tb.quant->scales, zps, 1, p.tb.shape).value();
+        const float sy = p.ty.quant->scale() * 2.0f;  // b - zp spreads about twice as wide
+        p.ty.quant = numeric::make_quant(DType::i8, sy, 3).value();
+        const auto want = host(p);
+        int saturated = 0;
+        for (auto v : want) saturated += (v == -128 || v == 127);
+        CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);
+        std::vector<std::string> log;
+        CHECK(npu(p, c.opt, nullptr, &log) == want);
+        const std::string note = "mm: matmul: B's zero points: b - zp_b in " + std::to_string(c.parts) +
+                                 " int8 parts, " + std::to_string(c.parts) + " MACs per step";
+        CHECK(std::find(log.begin(), log.end(), note) != log.end());
+    }
+}
+
 TEST_CASE("MatMul refusals name the rule and leave nothing in the builder") {
     const Problem p = make_problem(4, 16, 16, 0, true, 12);
     const ops::TensorType types[2] = {p.ta, p.tb};
@@ -225,8 +261,8 @@ TEST_CASE("MatMul refusals name the rule and leave nothing in the builder") {
     Builder b("mm");
     REQUIRE(b.emit("nop", {}).ok());
     auto bad = plan;
-    bad.zp_b[3] = 1;
-    CHECK_RULE(lower_matmul(b, bad, A, p.w, 16, 16, Y), "lower-matmul-zero-point");
+    bad.zp_b.pop_back();  // a zero point per column
+    CHECK_RULE(lower_matmul(b, bad, A, p.w, 16, 16, Y), "lower-matmul-layout");
     bad = plan;
     bad.zp_a[2] = 1;
     CHECK_RULE(lower_matmul(b, bad, A, p.w, 16, 16, Y), "lower-matmul-zero-point");

@@ -5,6 +5,7 @@
 // ends; per-channel weight scales; bias; tiling forced down to one row and 16 channels; and the refusals.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -28,6 +29,7 @@ struct Case {
     std::int32_t zp_x;
     bool with_bias;
     ConvOptions opt{};
+    std::vector<std::int32_t> zp_w{};  ///< weight zero points, cycled over the output channels (empty: all 0)
 };
 
 vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::string>* log = nullptr) {
@@ -41,6 +43,7 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     CAPTURE(t.k.sw);
     CAPTURE(t.k.groups);
     CAPTURE(t.zp_x);
+    CAPTURE(t.zp_w.size());
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> byte(-128, 127);
     std::uniform_real_distribution<float> scale(0.005f, 0.05f);
@@ -57,11 +60,14 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     std::vector<float> sw(static_cast<std::size_t>(Co));
     for (auto& v : sw) v = scale(rng);
     const auto qx = numeric::make_quant(DType::i8, 0.04f, t.zp_x).value();
-    const auto qw = numeric::make_quant_per_axis(DType::i8, sw, std::vector<std::int32_t>(sw.size(), 0), 0,
-                                                 Shape{Co, Cg, k.kh, k.kw})
-                        .value();
-    // about 3 standard deviations of the accumulator at the output's full range
-    const float sy = 0.04f * 0.03f * 74.0f * 74.0f * std::sqrt(static_cast<float>(Cg * k.kh * k.kw)) * 3.0f / 127.0f;
+    std::vector<std::int32_t> zw(sw.size(), 0);
+    for (std::size_t c = 0; c < zw.size() && !t.zp_w.empty(); ++c) zw[c] = t.zp_w[c % t.zp_w.size()];
+    const auto qw = numeric::make_quant_per_axis(DType::i8, sw, zw, 0, Shape{Co, Cg, k.kh, k.kw}).value();
+    // about 3 standard deviations of the accumulator at the output's full range (w - zw spreads about twice as wide
+    // with zero points near the ends of int8)
+    const float spread = t.zp_w.empty() ? 1.0f : 2.0f;
+    const float sy =
+        0.04f * 0.03f * 74.0f * 74.0f * spread * std::sqrt(static_cast<float>(Cg * k.kh * k.kw)) * 3.0f / 127.0f;
     const auto qy = numeric::make_quant(DType::i8, sy, -6).value();
     const Tensor tx = Tensor::from<std::int8_t>(Shape{1, C, H, W}, x, qx);
     const Tensor tw = Tensor::from<std::int8_t>(Shape{Co, Cg, k.kh, k.kw}, w, qw);
@@ -148,6 +154,21 @@ TEST_CASE("a fused epilogue table: lut.apply on each output tile equals the Conv
     check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{0, 0, {}, t}}, 44);  // stride 2
 }
 
+TEST_CASE("weight zero points: w - zw in int8 parts, one mac.mma per tap and part (QLinearConv's uint8 weights)") {
+    // 127: w - zw in [-255, 0], 2 parts; -128 (uint8 weights of zero point 0): [0, 255], 3 parts; mixed per channel
+    std::vector<std::string> log;
+    check({16, 6, 7, 16, window(3, 3, 1, {1, 1, 1, 1}), 0, true, {}, {127}}, 51, &log);
+    CHECK(std::find(log.begin(), log.end(), "conv: conv: weight zero points: w - zw in 2 int8 parts, 2 MACs per tap") !=
+          log.end());
+    check({13, 7, 9, 24, window(3, 3, 1, {1, 0, 2, 1}), 3, true, {}, {-128}}, 52, &log);
+    CHECK(std::find(log.begin(), log.end(), "conv: conv: weight zero points: w - zw in 3 int8 parts, 3 MACs per tap") !=
+          log.end());
+    check({24, 9, 6, 40, window(3, 3, 2, {1, 1, 1, 1}), -2, true, ConvOptions{16, 2, {}, {}}, {5, -77, 100, 0, -128}},
+          53);                                                                             // tiles, B double buffered
+    check({16, 5, 5, 16, window(3, 3, 1, {1, 1, 1, 1}, 4), 1, false, {}, {60, -60}}, 54);  // grouped
+    check({1, 7, 7, 1, window(1, 1, 1, {0, 0, 0, 0}), 4, false, {}, {127}}, 55);           // the node test's 1x1 shape
+}
+
 TEST_CASE("conv tiling: forced small tiles and B double buffering") {
     check({16, 7, 9, 40, window(3, 3, 1, {1, 1, 1, 1}), 11, true, ConvOptions{16, 1, {}, {}}}, 31);  // 7 x 3 steps
     check({24, 9, 6, 33, window(3, 3, 2, {1, 1, 1, 1}), -100, true, ConvOptions{16, 2, {}, {}}}, 32);
@@ -167,8 +188,8 @@ TEST_CASE("conv refusals name the rule and leave nothing in the builder") {
     const DramImage X{2, 0, 8, 8, 16, 16}, Y{3, 0, 8, 8, 16, 16};
     const ConvWindow k = window(3, 3, 1, {1, 1, 1, 1});
     auto bad = plan;
-    bad.zp_w[4] = 2;
-    CHECK_RULE(lower_conv(b, bad, X, w, k, {}, Y), "lower-conv-zero-point");
+    bad.zp_w.pop_back();  // a zero point per output channel
+    CHECK_RULE(lower_conv(b, bad, X, w, k, {}, Y), "lower-conv-layout");
     CHECK_RULE(lower_conv(b, plan, X, w, window(3, 3, 1, {1, 1, 1, 0}), {}, Y), "lower-conv-layout");     // Y's width
     CHECK_RULE(lower_conv(b, plan, DramImage{2, 0, 8, 8, 16, 8}, w, k, {}, Y), "lower-conv-layout");      // pitch < C
     CHECK_RULE(lower_conv(b, plan, X, w, window(3, 3, 1, {1, 1, 1, 1}, 3), {}, Y), "lower-conv-layout");  // groups

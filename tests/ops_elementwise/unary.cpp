@@ -134,6 +134,10 @@ constexpr double xsimd_maxlog = 88.3762626647949;
 const std::vector<Case<Exp>> exp_cases{
     {"Exp", {}, [](double x) { return x >= xsimd_maxlog ? HUGE_VAL : std::exp(x); }, {1e-6, 1e-37}}};
 const std::vector<Case<Erf>> erf_cases{{"Erf", {}, [](double x) { return std::erf(x); }, {1e-6, 1e-37}}};
+// Sqrt, Reciprocal: one correctly rounded IEEE operation each, and the double result rounded once to float is the
+// correctly rounded float result (53 >= 2 * 24 + 2 bits), so both are exact; Sqrt of x < 0 is NaN.
+const std::vector<Case<Sqrt>> sqrt_cases{{"Sqrt", {}, [](double x) { return std::sqrt(x); }, {}}};
+const std::vector<Case<Reciprocal>> reciprocal_cases{{"Reciprocal", {}, [](double x) { return 1.0 / x; }, {}}};
 const std::vector<Case<Gelu>> gelu_cases{{"Gelu(none)", {}, gelu_erf_d, {2e-6, 2e-7}},
                                          {"Gelu(tanh)", {"tanh"}, gelu_tanh_d, {2e-6, 2e-7}}};
 
@@ -152,6 +156,8 @@ void for_each_op(F&& f) {
     f(tanh_cases);
     f(exp_cases);
     f(erf_cases);
+    f(sqrt_cases);
+    f(reciprocal_cases);
     f(gelu_cases);
 }
 
@@ -306,13 +312,17 @@ TEST_CASE("LeakyRelu multiplies only negative inputs by alpha (default 0.01)") {
     CHECK(run_f<LeakyRelu>({-inf_f}, {0.5f})[0] == -inf_f);
 }
 
-TEST_CASE("HardSigmoid, HardSwish, Sigmoid, Tanh, Exp, Erf, Gelu at hand-computed points") {
+TEST_CASE("HardSigmoid, HardSwish, Sigmoid, Tanh, Exp, Erf, Sqrt, Reciprocal, Gelu at hand-computed points") {
     CHECK(run_f<HardSigmoid>({-3.0f, 0.0f, 1.0f, 3.0f}) == std::vector<float>{0.0f, 0.5f, 0.2f + 0.5f, 1.0f});
     CHECK(run_f<HardSwish>({-4.0f, -3.0f, 0.0f, 3.0f, 5.0f}) == std::vector<float>{-0.0f, -0.0f, 0.0f, 3.0f, 5.0f});
     CHECK(run_f<Sigmoid>({0.0f, inf_f, -inf_f}) == std::vector<float>{0.5f, 1.0f, 0.0f});
     CHECK(run_f<Tanh>({0.0f, inf_f, -inf_f, 20.0f}) == std::vector<float>{0.0f, 1.0f, -1.0f, 1.0f});
     CHECK(run_f<Exp>({0.0f, -inf_f, inf_f, 100.0f}) == std::vector<float>{1.0f, 0.0f, inf_f, inf_f});
     CHECK(run_f<Erf>({0.0f, inf_f, -inf_f, 6.0f}) == std::vector<float>{0.0f, 1.0f, -1.0f, 1.0f});
+    CHECK(run_f<Sqrt>({0.0f, 4.0f, 2.0f, inf_f}) == std::vector<float>{0.0f, 2.0f, 1.41421354f, inf_f});
+    CHECK(std::signbit(run_f<Sqrt>({-0.0f})[0]));
+    CHECK(std::isnan(run_f<Sqrt>({-1.0f})[0]));
+    CHECK(run_f<Reciprocal>({4.0f, -0.5f, inf_f, 0.0f, -0.0f}) == std::vector<float>{0.25f, -2.0f, 0.0f, inf_f, -inf_f});
     CHECK(run_f<Gelu>({0.0f, 10.0f, inf_f}) == std::vector<float>{0.0f, 10.0f, inf_f});
     CHECK(run_f<Gelu>({0.0f, 10.0f, inf_f}, {"tanh"}) == std::vector<float>{0.0f, 10.0f, inf_f});
     CHECK(run_f<Gelu>({1.0f})[0] == doctest::Approx(0.841344746).epsilon(1e-6));

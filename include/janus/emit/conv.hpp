@@ -30,8 +30,9 @@
 //     Reuse of a band, ACC or output set two steps later is ordered through the in-order DMA queue.
 //   - The tile shape (nt, R) minimizes the timing model's estimate over every nt that fits, each with the tallest
 //     R that fits LMEM, ACC (2 sets of m x nt int32) and mac.cfg's m <= 1024. The debug log records it.
-// Refused with a rule (the host runs these): lower-conv-zero-point (a weight zero point is not 0: the MAC array
-// subtracts x's only), lower-conv-layout (shapes that do not chain, pitches not multiples of 16 or below C, a
+// Weight zero points: the MAC array subtracts x's only, so B holds w - zw[oc] in int8 parts (emit/weights.hpp), one
+// mac.mma per tap and part; with every zero point 0 there is one part and B is w.
+// Refused with a rule (the host runs these): lower-conv-layout (shapes that do not chain, pitches not multiples of 16 or below C, a
 // group count that does not divide the channels), lower-conv-budget (one output row with a 16-channel tile does not
 // fit LMEM / ACC, or a row is wider than mac.cfg's 1024 rows: rows are not split yet).
 //
@@ -51,6 +52,7 @@
 
 #include <janus/emit/depthwise.hpp>
 #include <janus/emit/elementwise.hpp>
+#include <janus/emit/weights.hpp>
 #include <janus/ops/conv.hpp>
 
 namespace janus::emit {
@@ -85,7 +87,7 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         Ho < 1 || Wo < 1 || x.offset % 16 != 0 || y.offset % 16 != 0 ||
         static_cast<std::int64_t>(weights.size()) != Co * (C / std::max<std::int64_t>(G, 1)) * taps ||
         (!bias.empty() && static_cast<std::int64_t>(bias.size()) != Co) ||
-        plan.multipliers.size() != static_cast<std::size_t>(Co))
+        plan.multipliers.size() != static_cast<std::size_t>(Co) || plan.zp_w.size() != static_cast<std::size_t>(Co))
         return refuse("lower-conv-layout",
                       "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
                           std::to_string(Cp) + "), kernel " + std::to_string(k.kh) + "x" + std::to_string(k.kw) +
@@ -93,11 +95,10 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
                           "x" + std::to_string(Co) + " (pitch " + std::to_string(y.cpitch) +
                           "): shapes must chain, groups divide both channel counts, pitches be multiples of 16 "
                           ">= the channels");
-    for (const auto z : plan.zp_w)
-        if (z != 0)
-            return refuse("lower-conv-zero-point",
-                          "a weight zero point is " + std::to_string(z) + ": the MAC array subtracts the input's only");
     const std::int64_t Cg = C / G, Cog = Co / G, Np = round16(Co);
+    // weight zero points: each tap's product is taken once per part of w - zw (emit/weights.hpp)
+    const std::int64_t P =
+        weight_parts(weights, [&](std::size_t i) { return plan.zp_w[i / static_cast<std::size_t>(Cg * taps)]; });
     const std::int64_t Wv = (Wp + k.sw - 1) / k.sw, Wq = Wv * k.sw, prow = Wq * Cp;
     // Plane rows for R output rows: plane ph holds R + max(ky dh / sh) rows over the taps of residue ph.
     const auto plane_rows = [&](std::int64_t rows) {
@@ -123,7 +124,7 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
     const auto fits = [&](std::int64_t t, std::int64_t rows) {
         const std::int64_t m = m_of(rows), bsets = t < Np ? 2 : 1;
         return m <= 1024 && 2 * m * t * 4 <= static_cast<std::int64_t>(vnpu::sim::acc_size) &&
-               bsets * taps * Cp * t + 2 * band_bytes(rows) + 2 * m * t + tables_bytes(t) <= free;
+               bsets * P * taps * Cp * t + 2 * band_bytes(rows) + 2 * m * t + tables_bytes(t) <= free;
     };
     // The tile shape: for every N tile width, the tallest M tile that fits, scored by the timing model (docs/vnpu.md):
     // the busiest unit's cycles plus one step's exposed load and store.
@@ -136,12 +137,12 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         const double nts = static_cast<double>((Np + t - 1) / t), mts = static_cast<double>((Ho + r - 1) / r);
         const double md = static_cast<double>(m_of(r)), kb = static_cast<double>(Cp / 16),
                      tb = static_cast<double>(t / 16), rd = static_cast<double>(r);
-        const double mac = nts * mts * static_cast<double>(taps) * (kb * tb * (16 + md) + 8);
+        const double mac = nts * mts * static_cast<double>(P * taps) * (kb * tb * (16 + md) + 8);
         const double load = static_cast<double>(k.sh) * 64 +
                             static_cast<double>(band_bytes(r) / prow) * (2 + static_cast<double>(x.w * Cp) / 16);
         const double store = rd * (64 + static_cast<double>(Wo) * (2 + tb));
         const double dma =
-            nts * (66 + static_cast<double>(taps) * kb * static_cast<double>(t)) + nts * mts * (load + store);
+            nts * (66 + static_cast<double>(P * taps) * kb * static_cast<double>(t)) + nts * mts * (load + store);
         const double vec = nts * mts * (4 + md * tb);
         const double score = std::max({mac, dma, vec}) + load + store;
         if (nt == 0 || score < best) nt = t, rows_per_tile = r, best = score;
@@ -165,18 +166,26 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
     if (k.sh > 1)
         b.note(what + ": stride " + std::to_string(k.sh) + " over rows: the band is stored as " + std::to_string(k.sh) +
                " phase planes");
+    if (P > 1)
+        b.note(what + ": weight zero points: w - zw in " + std::to_string(P) + " int8 parts, " + std::to_string(P) +
+               " MACs per tap");
 
-    // ---- constants: per N tile, every tap's Cp x nt block of B; then the requantization tables
+    // ---- constants: per N tile, every tap's Cp x nt block of B (per part: block t P + p); then the requantization
+    // tables
     std::vector<std::uint32_t> b_at, t_at;
-    const std::int64_t btile = taps * Cp * nt;
+    const std::int64_t btile = P * taps * Cp * nt;
     for (std::int64_t j = 0; j < ntiles; ++j) {
         std::vector<std::uint8_t> tile(static_cast<std::size_t>(btile), 0);
         for (std::int64_t n = 0; n < nt && j * nt + n < Co; ++n) {
             const std::int64_t oc = j * nt + n, g = oc / Cog;
             for (std::int64_t ci = 0; ci < Cg; ++ci)
                 for (std::int64_t t = 0; t < taps; ++t)
-                    tile[static_cast<std::size_t>((t * Cp + g * Cg + ci) * nt + n)] =
-                        static_cast<std::uint8_t>(weights[static_cast<std::size_t>((oc * Cg + ci) * taps + t)]);
+                    for (std::int64_t p = 0; p < P; ++p) {
+                        const std::int32_t d = weights[static_cast<std::size_t>((oc * Cg + ci) * taps + t)] -
+                                               plan.zp_w[static_cast<std::size_t>(oc)];
+                        tile[static_cast<std::size_t>(((t * P + p) * Cp + g * Cg + ci) * nt + n)] =
+                            static_cast<std::uint8_t>(weight_part(d, static_cast<int>(p)));
+                    }
         }
         b_at.push_back(b.constant(tile));
     }
@@ -281,7 +290,7 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         }
         return ok_status();
     };
-    // MAC work of a step: every tap into ACC set s (signals M on the last tap)
+    // MAC work of a step: every tap (and part) into ACC set s (signals M on the last one)
     const auto mac_step = [&](std::int64_t step) -> Status {
         const std::int64_t j = step / mtiles, m = m_of(rows_of(step % mtiles));
         const auto s = static_cast<std::size_t>(step % 2);
@@ -291,9 +300,12 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
             const std::int64_t ky = t / k.kw, kx = t % k.kw, ph = ky * k.dh % k.sh;
             JANUS_CHECK(li(r1, band[s].address() + (plane_at[static_cast<std::size_t>(ph)] + ky * k.dh / k.sh) * prow +
                                    kx * k.dw * Cp));
-            JANUS_CHECK(li(r2, bset[static_cast<std::size_t>(j % bsets)].address() + t * Cp * nt));
-            JANUS_CHECK(b.emit(t == 0 ? "mac.mm" : "mac.mma", {r3, r1, r2, plan.zp_x},
-                               Sync{t == 0 ? &loaded[s] : nullptr, t + 1 == taps ? &product[s] : nullptr}));
+            for (std::int64_t p = 0; p < P; ++p) {
+                const bool first = t == 0 && p == 0, last = t + 1 == taps && p + 1 == P;
+                JANUS_CHECK(li(r2, bset[static_cast<std::size_t>(j % bsets)].address() + (t * P + p) * Cp * nt));
+                JANUS_CHECK(b.emit(first ? "mac.mm" : "mac.mma", {r3, r1, r2, plan.zp_x},
+                                   Sync{first ? &loaded[s] : nullptr, last ? &product[s] : nullptr}));
+            }
         }
         return ok_status();
     };

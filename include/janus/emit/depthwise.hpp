@@ -18,8 +18,9 @@
 // Events: the DMA work of a row (ACC clear, input rows) signals L[s], the first vec.mac waits on it; vec.rq signals
 // V[s], the store waits on it (with a fused table `lut`, lut.apply maps the row in place between them: waits V[s],
 // signals T[s], and the store waits T[s]); reuse two rows later is ordered through the DMA queue.
-// Refused with a rule: lower-depthwise-zero-point (a weight zero point is not 0: vec.mac subtracts x's only),
-// lower-depthwise-layout (shapes that do not chain, a pitch that is not a multiple of 16 or below C),
+// Weight zero points: vec.mac subtracts x's only, so the replicated weights hold w - zw[c] in int8 parts
+// (emit/weights.hpp), one vec.mac per tap and part; with every zero point 0 there is one part.
+// Refused with a rule: lower-depthwise-layout (shapes that do not chain, a pitch that is not a multiple of 16 or below C),
 // lower-depthwise-budget (the row buffers, replicated weights and ACC rows do not fit: rows are not split yet).
 #include <array>
 #include <optional>
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include <janus/emit/elementwise.hpp>
+#include <janus/emit/weights.hpp>
 #include <janus/ops/conv.hpp>
 
 namespace janus::emit {
@@ -67,18 +69,17 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
         Cp % 16 != 0 || Cp < C || y.cpitch != Cp || y.c != C || y.h != Ho || y.w != Wo || Ho < 1 || Wo < 1 ||
         x.offset % 16 != 0 || y.offset % 16 != 0 || static_cast<std::int64_t>(weights.size()) != C * kh * kw ||
         (!bias.empty() && static_cast<std::int64_t>(bias.size()) != C) ||
-        plan.multipliers.size() != static_cast<std::size_t>(C))
+        plan.multipliers.size() != static_cast<std::size_t>(C) || plan.zp_w.size() != static_cast<std::size_t>(C))
         return refuse("lower-depthwise-layout",
                       "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
                           std::to_string(Cp) + "), kernel " + std::to_string(kh) + "x" + std::to_string(kw) + ", y " +
                           std::to_string(y.h) + "x" + std::to_string(y.w) + "x" + std::to_string(y.c) + " (pitch " +
                           std::to_string(y.cpitch) + "): shapes must chain and pitches be equal multiples of 16 >= C");
-    for (const auto z : plan.zp_w)
-        if (z != 0)
-            return refuse("lower-depthwise-zero-point",
-                          "a weight zero point is " + std::to_string(z) + ": vec.mac subtracts the input's only");
     const std::int64_t row = Wo * Cp, prow = sw * Wv * Cp, taps = kh * kw;
-    const std::int64_t lmem = 2 * kh * prow + taps * row + 16 + 16 * Cp + 2 * row;
+    // weight zero points: one vec.mac per tap and part of w - zw (emit/weights.hpp)
+    const std::int64_t P =
+        weight_parts(weights, [&](std::size_t i) { return plan.zp_w[i / static_cast<std::size_t>(taps)]; });
+    const std::int64_t lmem = 2 * kh * prow + P * taps * row + 16 + 16 * Cp + 2 * row;
     if (2 * row * 4 > static_cast<std::int64_t>(vnpu::sim::acc_size) || lmem > b.largest_free(Mem::lmem))
         return refuse("lower-depthwise-budget",
                       "an output row of " + std::to_string(row) + " B needs " + std::to_string(2 * row * 4) +
@@ -90,13 +91,21 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
     b.note(what + ": " + std::to_string(Ho) + " output rows of " + std::to_string(Wo) + " x " + std::to_string(Cp) +
            " B, " + std::to_string(taps) + " vec.mac per row, double buffered" +
            (sw > 1 ? "; input rows in " + std::to_string(sw) + " phases (stride " + std::to_string(sw) + ")" : ""));
-    // constants: the taps' weights replicated over a row's pixels, then the requantization table
-    std::vector<std::uint8_t> wrep(static_cast<std::size_t>(taps * row), 0);
+    if (P > 1)
+        b.note(what + ": weight zero points: w - zw in " + std::to_string(P) + " int8 parts, " + std::to_string(P) +
+               " vec.mac per tap");
+    // constants: the taps' weights (per part: row t P + part) replicated over a row's pixels, then the requantization
+    // table
+    std::vector<std::uint8_t> wrep(static_cast<std::size_t>(P * taps * row), 0);
     for (std::int64_t t = 0; t < taps; ++t)
-        for (std::int64_t p = 0; p < Wo; ++p)
-            for (std::int64_t c = 0; c < C; ++c)
-                wrep[static_cast<std::size_t>(t * row + p * Cp + c)] =
-                    static_cast<std::uint8_t>(weights[static_cast<std::size_t>(c * taps + t)]);
+        for (std::int64_t part = 0; part < P; ++part)
+            for (std::int64_t p = 0; p < Wo; ++p)
+                for (std::int64_t c = 0; c < C; ++c) {
+                    const std::int32_t d =
+                        weights[static_cast<std::size_t>(c * taps + t)] - plan.zp_w[static_cast<std::size_t>(c)];
+                    wrep[static_cast<std::size_t>((t * P + part) * row + p * Cp + c)] =
+                        static_cast<std::uint8_t>(weight_part(d, static_cast<int>(part)));
+                }
     std::vector<std::uint8_t> table;
     append_rq_table<R>(
         table, plan.zp_y, clamp.lo, clamp.hi, Cp,
@@ -196,8 +205,11 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
         for (std::int64_t t = 0; t < taps; ++t) {
             const std::int64_t kx = (t % kw) * dw;  // padded pixel offset of the tap: phase kx mod sw
             JANUS_CHECK(li(r1, in[s].address() + (t / kw) * prow + phase_at(kx % sw, kx / sw)));
-            JANUS_CHECK(li(r2, wbuf.address() + t * row));
-            JANUS_CHECK(b.emit("vec.mac", {r3, r1, r2, plan.zp_x, row}, Sync{t == 0 ? &loaded[s] : nullptr, nullptr}));
+            for (std::int64_t part = 0; part < P; ++part) {
+                JANUS_CHECK(li(r2, wbuf.address() + (t * P + part) * row));
+                JANUS_CHECK(b.emit("vec.mac", {r3, r1, r2, plan.zp_x, row},
+                                   Sync{t == 0 && part == 0 ? &loaded[s] : nullptr, nullptr}));
+            }
         }
         JANUS_CHECK(li(r1, out[s].address()));
         JANUS_CHECK(li(r2, tbuf.address()));

@@ -22,8 +22,9 @@
 //     (the store of step i precedes the A load of step i+2 there, and every later user waits on that load), so
 //     each step spends exactly three signals, each waited for once.
 // Contract: A rows and Y rows have a 16-B aligned pitch >= their width rounded up to 16 (padding content is
-// arbitrary in A, unspecified in Y). Refused with a rule (the host runs these): lower-matmul-zero-point (A's zero
-// point is not one value, or B's are not all 0: the MAC array subtracts one zero point from A only),
+// arbitrary in A, unspecified in Y). B's zero points: the MAC array subtracts A's only, so B holds b - zp_b[n] in int8
+// parts (emit/weights.hpp), packed one Kp x nt block per part in the tile, one mac.mma per part after the mac.mm.
+// Refused with a rule (the host runs these): lower-matmul-zero-point (A's zero point is not one value),
 // lower-matmul-per-row (per-row multipliers: VEC requantizes per column), lower-matmul-alpha (negative alpha),
 // lower-matmul-layout (a pitch or shape that breaks the contract), lower-matmul-budget (a Kp x 16 B tile and its
 // A rows do not fit the free LMEM: K is not tiled yet).
@@ -36,6 +37,7 @@
 #include <vector>
 
 #include <janus/emit/elementwise.hpp>
+#include <janus/emit/weights.hpp>
 #include <janus/ops/matmul.hpp>
 
 namespace janus::emit {
@@ -79,10 +81,12 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         return refuse("lower-matmul-per-row", "per-row multipliers: the VEC unit requantizes per column");
     for (const auto z : plan.zp_a)
         if (z != plan.zp_a[0]) return refuse("lower-matmul-zero-point", "A's zero point varies by row");
-    for (const auto z : plan.zp_b)
-        if (z != 0)
-            return refuse("lower-matmul-zero-point", "B has a non-zero zero point (" + std::to_string(z) +
-                                                         "): the MAC array subtracts one zero point, from A only");
+    if (plan.zp_b.size() != static_cast<std::size_t>(N))
+        return refuse("lower-matmul-layout", "B has " + std::to_string(plan.zp_b.size()) + " zero points for " +
+                                                 std::to_string(N) + " columns");
+    // B's zero points: one product per part of b - zp_b (emit/weights.hpp)
+    const std::int64_t P =
+        weight_parts(weights, [&](std::size_t i) { return plan.zp_b[i % static_cast<std::size_t>(N)]; });
 
     // ---- tiles: B (2 sets unless one N tile), A (2 sets), outputs (2 sets) in LMEM; ACC 2 sets
     auto txn = b.transaction();
@@ -93,7 +97,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     const auto tables_bytes = [&](std::int64_t t) { return ((Np + t - 1) / t) * 16 + 16 * ((Np + t - 1) / t) * t; };
     const auto fits = [&](std::int64_t t, std::int64_t m) {
         const std::int64_t bsets = t < Np ? 2 : 1;
-        return bsets * Kp * t + 2 * m * Kp + 2 * m * t + tables_bytes(t) <= free &&
+        return bsets * P * Kp * t + 2 * m * Kp + 2 * m * t + tables_bytes(t) <= free &&
                2 * m * t * 4 <= vnpu::sim::acc_size;
     };
     // The tile shape: for every N tile width that fits, the tallest M tile that fits, scored by the timing model
@@ -107,9 +111,10 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         while (m > 1 && !fits(t, m)) --m;
         const double nts = static_cast<double>((Np + t - 1) / t), mts = static_cast<double>((M + m - 1) / m);
         const double kb = static_cast<double>(Kp / 16), tb = static_cast<double>(t / 16), md = static_cast<double>(m);
-        const double mac = nts * mts * (kb * tb * (16 + md) + 8);
+        const double mac = nts * mts * static_cast<double>(P) * (kb * tb * (16 + md) + 8);
         const double load_a = 64 + md * (2 + kb), store = 64 + md * (2 + tb);
-        const double dma = nts * (66 + kb * static_cast<double>(t)) + nts * mts * (load_a + store);
+        const double dma =
+            nts * (66 + static_cast<double>(P) * kb * static_cast<double>(t)) + nts * mts * (load_a + store);
         const double vec = nts * mts * (4 + md * tb);
         const double score = std::max({mac, dma, vec}) + load_a + store;
         if (nt == 0 || score < best) nt = t, mt = m, best = score;
@@ -124,14 +129,22 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
            " N tile(s) of " + std::to_string(nt) + (ntiles == 1 ? "; B loaded once" : "; B double buffered") +
            "; modelled " + std::to_string(static_cast<std::int64_t>(best)) + " cycles");
 
-    // ---- constants: packed B tiles, then the requantization tables
+    if (P > 1)
+        b.note(what + ": B's zero points: b - zp_b in " + std::to_string(P) + " int8 parts, " + std::to_string(P) +
+               " MACs per step");
+
+    // ---- constants: packed B tiles (part p: the tile's p-th Kp x nt block), then the requantization tables
     std::vector<std::uint32_t> b_at, t_at;
     for (std::int64_t j = 0; j < ntiles; ++j) {
-        std::vector<std::uint8_t> tile(static_cast<std::size_t>(Kp * nt), 0);
-        for (std::int64_t k = 0; k < K; ++k)
-            for (std::int64_t n = 0; n < nt && j * nt + n < N; ++n)
-                tile[static_cast<std::size_t>(k * nt + n)] =
-                    static_cast<std::uint8_t>(weights[static_cast<std::size_t>(k * N + j * nt + n)]);
+        std::vector<std::uint8_t> tile(static_cast<std::size_t>(P * Kp * nt), 0);
+        for (std::int64_t p = 0; p < P; ++p)
+            for (std::int64_t k = 0; k < K; ++k)
+                for (std::int64_t n = 0; n < nt && j * nt + n < N; ++n) {
+                    const std::int32_t d = weights[static_cast<std::size_t>(k * N + j * nt + n)] -
+                                           plan.zp_b[static_cast<std::size_t>(j * nt + n)];
+                    tile[static_cast<std::size_t>((p * Kp + k) * nt + n)] =
+                        static_cast<std::uint8_t>(weight_part(d, static_cast<int>(p)));
+                }
         b_at.push_back(b.constant(tile));
     }
     std::vector<std::uint8_t> tables;
@@ -150,7 +163,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         regs.push_back(std::move(r));
         return ok_status();
     };
-    for (int s = 0; s < bsets; ++s) JANUS_CHECK(make(Mem::lmem, Kp * nt, "matmul B set " + std::to_string(s), rb));
+    for (int s = 0; s < bsets; ++s) JANUS_CHECK(make(Mem::lmem, P * Kp * nt, "matmul B set " + std::to_string(s), rb));
     for (int s = 0; s < 2; ++s) {
         JANUS_CHECK(make(Mem::lmem, mt * Kp, "matmul A set " + std::to_string(s), ra));
         JANUS_CHECK(make(Mem::lmem, mt * nt, "matmul out set " + std::to_string(s), ro));
@@ -158,6 +171,11 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     }
     JANUS_TRY(Reg rt, b.reg("matmul rq table"));
     JANUS_TRY(Reg rd, b.reg("matmul DRAM offset"));
+    std::optional<Reg> rpart;  // the address of B's part p > 0
+    if (P > 1) {
+        JANUS_TRY(Reg r, b.reg("matmul B part"));
+        rpart = std::move(r);
+    }
     JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, opt.lut, "matmul"));
     std::array<Event, 2> la, mm, vv;
     for (int s = 0; s < 2; ++s) {
@@ -181,7 +199,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         if (i == 0) {  // a new N tile: its packed B (one contiguous transfer)
             JANUS_CHECK(cfg(1, 0, 0));
             JANUS_CHECK(b.emit("li", {rd, b_at[static_cast<std::size_t>(j)]}));
-            JANUS_CHECK(b.emit("dma.load", {rb[static_cast<std::size_t>(j % bsets)], 0, rd, Kp * nt}));
+            JANUS_CHECK(b.emit("dma.load", {rb[static_cast<std::size_t>(j % bsets)], 0, rd, P * Kp * nt}));
         }
         JANUS_CHECK(cfg(rows_of(i), a.pitch, Kp));
         JANUS_CHECK(b.emit("li", {rd, static_cast<std::int64_t>(a.offset) + i * mt * a.pitch}));
@@ -194,7 +212,12 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         if (step + 1 < steps) JANUS_CHECK(load_step(step + 1));
         JANUS_CHECK(b.emit("mac.cfg", {rows, Kp, nt, Kp}));
         JANUS_CHECK(b.emit("mac.mm", {racc[s], ra[s], rb[static_cast<std::size_t>(j % bsets)], plan.zp_a[0]},
-                           Sync{&la[s], &mm[s]}));
+                           Sync{&la[s], P == 1 ? &mm[s] : nullptr}));
+        for (std::int64_t p = 1; p < P; ++p) {
+            JANUS_CHECK(b.emit("li", {*rpart, bufs[static_cast<std::size_t>(j % bsets)].address() + p * Kp * nt}));
+            JANUS_CHECK(b.emit("mac.mma", {racc[s], ra[s], *rpart, plan.zp_a[0]},
+                               Sync{nullptr, p + 1 == P ? &mm[s] : nullptr}));
+        }
         JANUS_CHECK(b.emit("li", {rt, tab.address() + t_at[static_cast<std::size_t>(j)]}));
         JANUS_CHECK(b.emit("vec.rq", {ro[s], racc[s], rt, nt, rows}, Sync{&mm[s], &vv[s]}));
         if (epi) JANUS_CHECK(b.emit("lut.apply", {ro[s], ro[s], epi->slot, rows * nt}, Sync{&vv[s], &epi->applied[s]}));

@@ -82,6 +82,10 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      support_detail::unary_test},
     {"Exp", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
      support_detail::unary_test},
+    {"Sqrt", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
+    {"Reciprocal", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
+     support_detail::unary_test},
     {"Erf", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
      support_detail::unary_test},
     {"Gelu", Support::lowered, support_detail::lut, support_detail::lut_cases, support_detail::lut_refused,
@@ -138,22 +142,23 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      ""},
     {"Conv", Support::lowered,
      "lower_conv (mac.mm per tap + vec.rq); lower_depthwise (group == C: vec.mac per tap, any strides and dilations)",
-     "int8 NHWC, any kernel, strides, dilations, pads and groups (block-diagonal B), per-channel weight scales, bias",
-     "lower-conv-zero-point: a weight zero point is not 0 (the MAC array subtracts the input's only); "
+     "int8 NHWC, any kernel, strides, dilations, pads and groups (block-diagonal B), per-channel weight scales and "
+     "zero points (w - zw in int8 parts, one MAC each), bias",
      "lower-conv-layout: shapes or pitches that do not chain; lower-conv-budget: an output row above 1024 MAC rows or "
      "beyond LMEM (rows are not split)",
      "emit_conv/conv.cpp"},
     {"ConvTranspose", Support::lowered, "lower_conv_transpose (DMA zero-stuffing into DRAM scratch, then lower_conv)",
-     "int8 NHWC, any kernel, strides, dilations, pads, output_padding, groups; per-channel weight scales on axis 1, "
-     "bias",
-     "lower-conv-zero-point: a weight zero point is not 0; lower-conv-layout: a scratch image of the wrong size; "
+     "int8 NHWC, any kernel, strides, dilations, pads, output_padding, groups; per-channel weight scales and zero "
+     "points on axis 1, bias",
+     "lower-conv-layout: a scratch image of the wrong size; "
      "lower-conv-budget: a stuffed row beyond LMEM",
      "emit_conv/conv_transpose.cpp"},
     {"MatMul", Support::partial,
      "lower_matmul (mac.mm + vec.rq, B packed at compile time); lower_matmul_left (the weight on the left, seed B12)",
      "int8 activations times a constant int8 weight on either side: A [M, K] x B [K, N] with per-tensor or per-column "
-     "scales, or W [M, K] x X [K, N] with per-tensor or per-row scales",
-     "lower-matmul-zero-point: the weight's zero point is not 0, or the activation's varies by row (column); "
+     "scales and zero points (b - zp_b in int8 parts, one MAC each), or W [M, K] x X [K, N] with per-tensor or "
+     "per-row scales",
+     "lower-matmul-zero-point: the activation's zero point varies by row (column), or W's on the left is not 0; "
      "lower-matmul-per-row, lower-matmul-per-column: multipliers along the activation's axis; lower-matmul-budget: a "
      "Kp x 16 tile beyond LMEM (K is not tiled yet); not lowered yet: two activation operands",
      "emit/matmul.cpp"},
@@ -264,6 +269,8 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "yet); lower-pad-per-axis: a per-axis requantization (one LUT table maps the tensor); lower-pad-layout: malformed "
      "or overlapping descriptors; lower-pad-budget: no LMEM for the staging buffer",
      support_detail::move_test_a},
+    {"MaxPoolIndices", Support::host, "", "",
+     "host: the output is int64 indices, which the vnpu cannot store (as ArgMax)", ""},
     {"QuantizeLinear", Support::host, "", "", "host: its input is float32 (the vnpu has no floating-point unit)", ""},
     {"DequantizeLinear", Support::host, "", "", "host: its output is float32 (the vnpu has no floating-point unit)",
      ""},

@@ -25,6 +25,10 @@
 //      steps, Pad pads and value, Expand shape, Squeeze/Unsqueeze/ReduceSum axes, Resize scales/sizes, quantization
 //      scales and zero points) must be constants (initializers or Constant nodes) and become attributes.
 //   5. Identity nodes disappear (a graph output keeps its ONNX name).
+//   6. Three kinds of node are imported as their ONNX function body, a sequence of registry ops (docs/conformance.md
+//      "Nodes imported as their ONNX function body"): LayerNormalization with its Mean / InvStdDev outputs,
+//      BatchNormalization with training_mode 1, and Min / Max with other than two inputs. A MaxPool with its Indices
+//      output becomes MaxPool and MaxPoolIndices (ops/pool.hpp).
 // Rules: onnx-opset (an opset above 17, or a node whose op's schema at the model's opset Janus does not implement:
 // schema_refusal), onnx-domain, onnx-op (not in the registry),
 // onnx-undefined (a name read before it is defined), onnx-constant-input, onnx-quant (parameters that are not
@@ -33,6 +37,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -59,7 +64,7 @@ static_assert(max_opset <= onnx::schema_table_max_opset, "onnx/schema_versions.h
 inline constexpr std::array<std::string_view, 4> importer_only_ops{"QLinearConv", "QLinearMatMul", "Identity",
                                                                    "Constant"};
 /// Registry ops that are no ONNX op type: the importer creates them, and an ONNX node of that name is refused.
-inline constexpr std::array<std::string_view, 1> internal_ops{"Requantize"};
+inline constexpr std::array<std::string_view, 2> internal_ops{"Requantize", "MaxPoolIndices"};
 
 inline bool is_internal_op(std::string_view op) {
     return std::find(internal_ops.begin(), internal_ops.end(), op) != internal_ops.end();
@@ -111,6 +116,7 @@ struct OlderSchema {
 inline constexpr OlderSchema older_schemas[] = {
     // type lists only
     {"Abs", 6}, {"Neg", 6}, {"Relu", 6}, {"Sigmoid", 6}, {"Tanh", 6}, {"Exp", 6}, {"Sign", 9}, {"Erf", 9},
+    {"Sqrt", 6}, {"Reciprocal", 6},
     {"LeakyRelu", 6}, {"Clip", 11}, {"Clip", 12}, {"ReduceMean", 11}, {"ReduceMax", 11}, {"ReduceMax", 12},
     {"ReduceMin", 11}, {"ReduceMin", 12}, {"MatMul", 9}, {"Gemm", 11}, {"Flatten", 9}, {"Flatten", 11},
     {"Transpose", 1}, {"Expand", 8}, {"Pad", 11}, {"Concat", 11}, {"Identity", 1}, {"Identity", 13},
@@ -120,6 +126,8 @@ inline constexpr OlderSchema older_schemas[] = {
     // lacking a later attribute or input whose default is the old behaviour
     {"ArgMax", 11}, {"ArgMax", 12}, {"ArgMin", 11}, {"ArgMin", 12}, {"Reshape", 5}, {"Slice", 10}, {"Slice", 11},
     {"QuantizeLinear", 10}, {"DequantizeLinear", 10},
+    // inputs that the later schema made optional (Resize-11's roi and scales)
+    {"Resize", 11},
     // an attribute where the later schema has a constant input (the registry's attribute of the same name)
     {"ReduceSum", 11}, {"Squeeze", 11}, {"Unsqueeze", 11},
 };
@@ -497,9 +505,227 @@ private:
             return err(n, "onnx-op",
                        is_internal_op(op) ? "'" + op + "' is an op of Janus's own IR, not an ONNX op type"
                                           : "Janus has no operator '" + op + "'");
+        if (op == "LayerNormalization" && n.outputs.size() > 1) return layer_norm_function(n);
+        if (op == "BatchNormalization") {
+            const auto* tm = n.attribute("training_mode");
+            if (tm && tm->type == onnx::AttrType::i && tm->i == 1) return batch_norm_training(n);
+        }
+        if ((op == "Min" || op == "Max") && n.inputs.size() != 2) return variadic(n);
+        if (op == "MaxPool" && n.outputs.size() == 2) return max_pool_with_indices(n);
         if (n.outputs.size() != 1)
             return err(n, "onnx-op", op + " with " + std::to_string(n.outputs.size()) + " outputs");
         return regular(n);
+    }
+
+    // ---- expansions: ONNX nodes imported as a sequence of registry ops ------------------------------------------
+    // Each step is an ONNX node of the same name (the origin and the errors name the model's node) that goes through
+    // node() like any other; intermediate tensors get names no model tensor has.
+
+    /// `base`, or `base.1`, `base.2`, ...: a tensor name that no model tensor, constant or earlier step uses.
+    std::string fresh_tensor(const std::string& base) {
+        if (model_names_.empty()) {
+            for (const auto& v : m_.graph.inputs) model_names_.insert(v.name);
+            for (const auto& v : m_.graph.outputs) model_names_.insert(v.name);
+            for (const auto& t : m_.graph.initializers) model_names_.insert(t.name);
+            for (const auto& x : m_.graph.nodes) model_names_.insert(x.outputs.begin(), x.outputs.end());
+        }
+        std::string s = base;
+        for (int k = 1; model_names_.count(s) || consts_.count(s) || reps_.count(s) || g_.find(s) != no_value; ++k)
+            s = base + "." + std::to_string(k);
+        model_names_.insert(s);
+        return s;
+    }
+
+    /// A constant tensor of an expansion (epsilon, momentum, a Reshape's shape); returns its name.
+    template <class T>
+    std::string add_constant_tensor(const std::string& base, std::vector<std::int64_t> dims, const std::vector<T>& v) {
+        onnx::Tensor t;
+        t.name = fresh_tensor(base);
+        t.dtype = dtype_v<T>;
+        t.dims = std::move(dims);
+        t.data.resize(v.size() * sizeof(T));
+        if (!v.empty()) std::memcpy(t.data.data(), v.data(), t.data.size());
+        owned_.push_back(std::move(t));
+        consts_[owned_.back().name] = &owned_.back();
+        return owned_.back().name;
+    }
+
+    static onnx::Attribute ints_attribute(std::string name, std::vector<std::int64_t> v) {
+        onnx::Attribute a;
+        a.name = std::move(name);
+        a.type = onnx::AttrType::ints;
+        a.ints = std::move(v);
+        return a;
+    }
+    static onnx::Attribute int_attribute(std::string name, std::int64_t v) {
+        onnx::Attribute a;
+        a.name = std::move(name);
+        a.type = onnx::AttrType::i;
+        a.i = v;
+        return a;
+    }
+
+    /// Import one step of `n`'s expansion: `op(in...)` into tensor `out` (a fresh name from `n`'s first output when
+    /// empty). Returns the output's name.
+    Result<std::string> step(const onnx::Node& n, std::string op, std::vector<std::string> in, std::string out,
+                             std::vector<onnx::Attribute> attrs = {}) {
+        if (out.empty()) out = fresh_tensor(n.outputs[0] + "/" + op);
+        onnx::Node s;
+        s.name = n.name;
+        s.op_type = std::move(op);
+        s.inputs = std::move(in);
+        s.outputs = {out};
+        s.attributes = std::move(attrs);
+        s.position = n.position;
+        JANUS_CHECK(node(s));
+        return out;
+    }
+
+    /// The rank of tensor `name` as imported so far (a value or a constant).
+    Result<int> rank_of(const onnx::Node& n, const std::string& name) const {
+        if (const auto* c = constant(name)) return static_cast<int>(c->dims.size());
+        const auto it = reps_.find(name);
+        if (it == reps_.end()) return err(n, "onnx-undefined", "input '" + name + "' has no value");
+        return g_.value(it->second.v).type.shape.size();
+    }
+
+    /// The attributes of an expanded node: each must be one of `known` with the given kind.
+    Status check_expanded_attrs(const onnx::Node& n,
+                                std::initializer_list<std::pair<std::string_view, onnx::AttrType>> known) const {
+        for (const auto& a : n.attributes) {
+            bool ok = false;
+            for (const auto& [name, type] : known) ok = ok || (a.name == name && a.type == type);
+            if (!ok) return err(n, "onnx-op", "attribute '" + a.name + "' is not one " + n.op_type + " takes here");
+        }
+        return ok_status();
+    }
+
+    /// Min / Max with one input (the input itself) or three and more (a chain of the binary op, left to right:
+    /// min and max are associative and their NaN rule propagates a NaN from any operand).
+    Status variadic(const onnx::Node& n) {
+        if (n.inputs.empty() || n.outputs.size() != 1)
+            return err(n, "input-count", n.op_type + " takes one or more inputs and has one output");
+        for (const auto& i : n.inputs)
+            if (i.empty()) return err(n, "input-count", n.op_type + " has no optional inputs");
+        if (n.inputs.size() == 1) {
+            onnx::Node id = n;
+            id.op_type = "Identity";
+            return node(id);
+        }
+        std::string acc = n.inputs[0];
+        for (std::size_t k = 1; k < n.inputs.size(); ++k) {
+            JANUS_TRY(acc, step(n, n.op_type, {acc, n.inputs[k]}, k + 1 == n.inputs.size() ? n.outputs[0] : ""));
+        }
+        return ok_status();
+    }
+
+    /// MaxPool with its Indices output: MaxPool (Y) and MaxPoolIndices (Indices, an op of Janus's IR, ops/pool.hpp) of
+    /// the same input and attributes.
+    Status max_pool_with_indices(const onnx::Node& n) {
+        if (n.outputs[0].empty()) return err(n, "onnx-op", "MaxPool's output Y is required");
+        onnx::Node y = n;
+        y.outputs = {n.outputs[0]};
+        JANUS_CHECK(node(y));
+        if (n.outputs[1].empty()) return ok_status();
+        onnx::Node i = n;
+        i.op_type = "MaxPoolIndices";
+        i.outputs = {n.outputs[1]};
+        return regular(i);
+    }
+
+    /// LayerNormalization with its Mean / InvStdDev outputs: ONNX's function body of LayerNormalization-17
+    /// (stash_type 1), in float32: Mean = ReduceMean(X), D = X - Mean, InvStdDev = Reciprocal(Sqrt(ReduceMean(D * D)
+    /// + epsilon)), Y = D * InvStdDev * Scale (+ B), reducing over the axes from `axis` on with keepdims=1.
+    Status layer_norm_function(const onnx::Node& n) {
+        JANUS_CHECK(check_expanded_attrs(
+            n, {{"axis", onnx::AttrType::i}, {"epsilon", onnx::AttrType::f}, {"stash_type", onnx::AttrType::i}}));
+        const auto* st = n.attribute("stash_type");
+        if (st && st->i != 1)
+            return err(n, "attribute-range",
+                       "unsupported: LayerNormalization stash_type " + std::to_string(st->i) +
+                           " (Janus computes the statistics in float32, stash_type 1)");
+        if (n.inputs.size() < 2 || n.inputs.size() > 3 || n.inputs[0].empty() || n.inputs[1].empty() ||
+            n.outputs.size() > 3)
+            return err(n, "input-count", "LayerNormalization takes X, Scale and an optional B, and has 1 to 3 outputs");
+        JANUS_TRY(const int r, rank_of(n, n.inputs[0]));
+        const auto* ax = n.attribute("axis");
+        const std::int64_t a = ax ? ax->i : -1, axis = a < 0 ? a + r : a;
+        if (axis < 0 || axis >= r)
+            return err(n, "axis-in-range", "axis " + std::to_string(a) + " for a rank-" + std::to_string(r) + " X");
+        std::vector<std::int64_t> axes;
+        for (std::int64_t k = axis; k < r; ++k) axes.push_back(k);
+        const auto* ep = n.attribute("epsilon");
+        const std::string eps = add_constant_tensor<float>(n.outputs[0] + "/epsilon", {}, {ep ? ep->f : 1e-5f});
+        const auto out = [&](std::size_t k) { return k < n.outputs.size() ? n.outputs[k] : std::string(); };
+        const auto reduce = [&] { return std::vector<onnx::Attribute>{ints_attribute("axes", axes)}; };
+        const std::string& x = n.inputs[0];
+        JANUS_TRY(const std::string mean, step(n, "ReduceMean", {x}, out(1), reduce()));
+        JANUS_TRY(const std::string d, step(n, "Sub", {x, mean}, ""));
+        JANUS_TRY(const std::string dd, step(n, "Mul", {d, d}, ""));
+        JANUS_TRY(const std::string var, step(n, "ReduceMean", {dd}, "", reduce()));
+        JANUS_TRY(const std::string ve, step(n, "Add", {var, eps}, ""));
+        JANUS_TRY(const std::string sd, step(n, "Sqrt", {ve}, ""));
+        JANUS_TRY(const std::string inv, step(n, "Reciprocal", {sd}, out(2)));
+        JANUS_TRY(const std::string nrm, step(n, "Mul", {d, inv}, ""));
+        const bool bias = n.inputs.size() == 3 && !n.inputs[2].empty();
+        JANUS_TRY(const std::string y, step(n, "Mul", {nrm, n.inputs[1]}, bias ? "" : out(0)));
+        if (bias) JANUS_CHECK(step(n, "Add", {y, n.inputs[2]}, out(0)));
+        return ok_status();
+    }
+
+    /// BatchNormalization with training_mode=1 (opsets 14, 15): normalizes with the batch's statistics and returns
+    /// the updated running statistics, as ONNX's reference: with axes all but 1 and keepdims=1,
+    ///   M = ReduceMean(X), D = X - M, V = ReduceMean(D * D) (the biased variance),
+    ///   Y = D * Reciprocal(Sqrt(V + epsilon)) * scale + B            (scale, B reshaped to [C, 1, ...]),
+    ///   running_mean = input_mean * momentum + M * (1 - momentum), running_var likewise with V.
+    Status batch_norm_training(const onnx::Node& n) {
+        JANUS_CHECK(check_expanded_attrs(
+            n,
+            {{"epsilon", onnx::AttrType::f}, {"momentum", onnx::AttrType::f}, {"training_mode", onnx::AttrType::i}}));
+        if (n.inputs.size() != 5 || n.outputs.empty() || n.outputs.size() > 3 || n.outputs[0].empty())
+            return err(n, "input-count", "BatchNormalization takes X, scale, B, input_mean and input_var");
+        for (const auto& i : n.inputs)
+            if (i.empty()) return err(n, "input-count", "BatchNormalization has no optional inputs");
+        JANUS_TRY(const int r, rank_of(n, n.inputs[0]));
+        if (r < 2) return err(n, "input-rank", "X must be [N, C, ...] (rank >= 2)");
+        const auto cit = reps_.find(n.inputs[0]);
+        const std::int64_t C =
+            cit != reps_.end() ? g_.value(cit->second.v).type.shape[1] : constant(n.inputs[0])->dims[1];
+        std::vector<std::int64_t> axes{0}, chan_shape{C};
+        for (std::int64_t k = 2; k < r; ++k) axes.push_back(k), chan_shape.push_back(1);
+        const auto* ep = n.attribute("epsilon");
+        const auto* mo = n.attribute("momentum");
+        const float momentum = mo ? mo->f : 0.9f;
+        const std::string base = n.outputs[0];
+        const std::string eps = add_constant_tensor<float>(base + "/epsilon", {}, {ep ? ep->f : 1e-5f});
+        const std::string to_chan =
+            add_constant_tensor<std::int64_t>(base + "/chan_shape", {static_cast<std::int64_t>(r - 1)}, chan_shape);
+        const auto reduce = [&] { return std::vector<onnx::Attribute>{ints_attribute("axes", axes)}; };
+        const std::string& x = n.inputs[0];
+        JANUS_TRY(const std::string m, step(n, "ReduceMean", {x}, "", reduce()));
+        JANUS_TRY(const std::string d, step(n, "Sub", {x, m}, ""));
+        JANUS_TRY(const std::string dd, step(n, "Mul", {d, d}, ""));
+        JANUS_TRY(const std::string v, step(n, "ReduceMean", {dd}, "", reduce()));
+        JANUS_TRY(const std::string ve, step(n, "Add", {v, eps}, ""));
+        JANUS_TRY(const std::string sd, step(n, "Sqrt", {ve}, ""));
+        JANUS_TRY(const std::string inv, step(n, "Reciprocal", {sd}, ""));
+        JANUS_TRY(const std::string nrm, step(n, "Mul", {d, inv}, ""));
+        JANUS_TRY(const std::string sc, step(n, "Reshape", {n.inputs[1], to_chan}, ""));
+        JANUS_TRY(const std::string bs, step(n, "Reshape", {n.inputs[2], to_chan}, ""));
+        JANUS_TRY(const std::string y, step(n, "Mul", {nrm, sc}, ""));
+        JANUS_CHECK(step(n, "Add", {y, bs}, n.outputs[0]));
+        if (n.outputs.size() < 2) return ok_status();
+        const std::string mom = add_constant_tensor<float>(base + "/momentum", {}, {momentum});
+        const std::string rest = add_constant_tensor<float>(base + "/one_minus_momentum", {}, {1.0f - momentum});
+        const std::string flat = add_constant_tensor<std::int64_t>(base + "/c", {1}, {C});
+        for (std::size_t k = 1; k < n.outputs.size(); ++k) {
+            if (n.outputs[k].empty()) continue;
+            JANUS_TRY(const std::string batch, step(n, "Reshape", {k == 1 ? m : v, flat}, ""));
+            JANUS_TRY(const std::string old, step(n, "Mul", {n.inputs[k + 2], mom}, ""));
+            JANUS_TRY(const std::string now, step(n, "Mul", {batch, rest}, ""));
+            JANUS_CHECK(step(n, "Add", {old, now}, n.outputs[k]));
+        }
+        return ok_status();
     }
 
     Status dequantize(const onnx::Node& n) {
@@ -851,7 +1077,9 @@ private:
     const onnx::Model& m_;
     std::string_view input_;
     Graph g_;
-    std::vector<onnx::Tensor> owned_;  // Constant nodes' tensors (consts_ points into it once all are read)
+    std::deque<onnx::Tensor> owned_;  // Constant nodes' and expansions' tensors (consts_ points into it: a deque keeps
+                                      // its elements in place as it grows)
+    std::set<std::string, std::less<>> model_names_;  // every tensor name of the model (fresh_tensor avoids them)
     std::map<std::string, const onnx::Tensor*, std::less<>> consts_;
     std::set<std::string, std::less<>> graph_outputs_;
     std::map<std::string, const onnx::Node*, std::less<>> covered_;

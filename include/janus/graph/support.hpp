@@ -81,6 +81,8 @@ inline const std::vector<ProbeSpec>& probe_specs() {
         {"Sigmoid", d::unary},
         {"Tanh", d::unary},
         {"Exp", d::unary},
+        {"Sqrt", d::unary},
+        {"Reciprocal", d::unary},
         {"Erf", d::unary},
         {"Gelu", d::unary},
         {"Add", d::binary},
@@ -138,6 +140,7 @@ inline const std::vector<ProbeSpec>& probe_specs() {
          true, false},
         {"DequantizeLinear", "input %x: $x[1,4,4,4]\n  %y: float32[1,4,4,4] = OP(%x)", true, false},
         {"Requantize", "input %x: $x[1,4,4,4]\n  %y: $y[1,4,4,4] = OP(%x) {dtype=\"int8\"}", true, false},
+        {"MaxPoolIndices", "input %x: $x[1,8,6,6]\n  %y: int64[1,8,3,3] = OP(%x) {kernel_shape=[2,2], strides=[2,2]}"},
     };
     return specs;
 }

@@ -18,7 +18,7 @@ struct SchemaHistory {
     std::array<std::int16_t, 6> since;  ///< ascending, then zeros
 };
 
-inline constexpr std::array<SchemaHistory, 53> schema_histories{{
+inline constexpr std::array<SchemaHistory, 55> schema_histories{{
     {"Abs", {1, 6, 13, 0, 0, 0}},
     {"Add", {1, 6, 7, 13, 14, 0}},
     {"ArgMax", {1, 11, 12, 13, 0, 0}},
@@ -56,6 +56,7 @@ inline constexpr std::array<SchemaHistory, 53> schema_histories{{
     {"QLinearConv", {10, 0, 0, 0, 0, 0}},
     {"QLinearMatMul", {10, 0, 0, 0, 0, 0}},
     {"QuantizeLinear", {10, 13, 0, 0, 0, 0}},
+    {"Reciprocal", {1, 6, 13, 0, 0, 0}},
     {"ReduceMax", {1, 11, 12, 13, 0, 0}},
     {"ReduceMean", {1, 11, 13, 0, 0, 0}},
     {"ReduceMin", {1, 11, 12, 13, 0, 0}},
@@ -67,6 +68,7 @@ inline constexpr std::array<SchemaHistory, 53> schema_histories{{
     {"Sign", {9, 13, 0, 0, 0, 0}},
     {"Slice", {1, 10, 11, 13, 0, 0}},
     {"Softmax", {1, 11, 13, 0, 0, 0}},
+    {"Sqrt", {1, 6, 13, 0, 0, 0}},
     {"Squeeze", {1, 11, 13, 0, 0, 0}},
     {"Sub", {1, 6, 7, 13, 14, 0}},
     {"Tanh", {1, 6, 13, 0, 0, 0}},

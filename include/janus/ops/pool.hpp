@@ -5,9 +5,8 @@
 //
 // Attributes (ONNX AveragePool opset 19 / MaxPool opset 12): auto_pad (NOTSET | SAME_UPPER | SAME_LOWER | VALID),
 // kernel_shape (required, one value per spatial axis), strides, pads ([b_1.., e_1..]), dilations, ceil_mode (0/1);
-// AveragePool count_include_pad (0/1); MaxPool storage_order (0/1: it only orders the second output, Indices,
-// which Janus does NOT produce; the importer must refuse a MaxPool node with two outputs; storage_order is accepted
-// and has no effect on Y).
+// AveragePool count_include_pad (0/1); MaxPool storage_order (0/1: it only orders the second output, Indices, which
+// is the op MaxPoolIndices below; it has no effect on Y).
 // Geometry: NOTSET uses `pads`; VALID is pads 0 (ceil_mode still applies, as in ONNX Runtime); SAME_UPPER /
 // SAME_LOWER fix the output extent to ceil(L / s) and pad total = max(0, (O - 1) s + (k - 1) d + 1 - L), the odd
 // unit at the end (UPPER) or the beginning (LOWER); ceil_mode has no effect there. `pads` together with an auto_pad
@@ -96,7 +95,7 @@ struct MaxPoolAttrs {
     std::vector<std::int64_t> dilations;
     std::vector<std::int64_t> kernel_shape;
     std::vector<std::int64_t> pads;
-    std::int64_t storage_order = 0;  ///< orders the Indices output only, which Janus does not produce
+    std::int64_t storage_order = 0;  ///< orders the Indices output only (MaxPoolIndices)
     std::vector<std::int64_t> strides;
 };
 
@@ -299,14 +298,16 @@ struct pool_op {
         return p;
     }
 
-    /// The kernel and its data movement.
-    static Result<PoolResult> run_with_stats(std::span<const Tensor> in, const Attrs& a,
-                                             const TensorType& out, const OpContext& ctx) {
+    /// The kernel and its data movement; `winners` (max pools): also the index of each output's element
+    /// (WindowOptions::winners), MaxPool's Indices.
+    static Result<PoolResult> run_with_stats(std::span<const Tensor> in, const Attrs& a, const TensorType& out,
+                                             const OpContext& ctx, Tensor* winners = nullptr,
+                                             bool column_major = false) {
         using namespace expr;
         JANUS_CHECK(check_arity<Derived>(in));
         const std::string what = op_what<Derived>();
         JANUS_TRY(const PoolPlan p, plan(type_of(in[0]), a, out));
-        const WindowOptions wo{ctx.simd, -1};
+        const WindowOptions wo{ctx.simd, -1, winners, column_major};
         if (in[0].dtype == DType::f32) {
             Tensor y = Tensor::zeros(DType::f32, p.out_shape);
             const In<0, float> x;
@@ -443,11 +444,40 @@ struct GlobalMaxPool : pool_op<GlobalMaxPool, NoAttrs, expr::BinOp::max> {
     static DenominatorPolicy policy(const Attrs&) { return DenominatorPolicy::fixed; }
 };
 
-static_assert(Op<AveragePool> && Op<MaxPool> && Op<GlobalAveragePool> && Op<GlobalMaxPool>);
+/// MaxPool's second output, Indices: an op of Janus's IR, not an ONNX op type. The importer turns a MaxPool node with
+/// two outputs into MaxPool (Y) and MaxPoolIndices (Indices) of the same input and attributes. Both are the same
+/// window (MaxPool::run_with_stats); this op keeps its winners (WindowOptions::winners): per output, the flat index
+/// into X of the first element in kernel order that holds the maximum, over N, C and the spatial axes row-major
+/// (storage_order 0) or column-major over the spatial axes (storage_order 1), as ONNX defines Indices. A window
+/// whose elements are all NaN (skipped, as MaxPool skips them) or all -inf has no winner: -1. A quantized input picks
+/// the same elements (the max of the integers is the max of the real values). Output: int64, no quantization.
+struct MaxPoolIndices {
+    static constexpr fixed_string name = "MaxPoolIndices";
+    static constexpr int min_inputs = 1, max_inputs = 1;
+    using Attrs = MaxPoolAttrs;
+    static constexpr auto schema = max_pool_schema;
+
+    static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
+        JANUS_TRY(const TensorType y, MaxPool::infer(in, a));
+        return TensorType{DType::i64, y.shape, std::nullopt};
+    }
+
+    static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
+        std::vector<TensorType> types;
+        for (const auto& t : in) types.push_back(type_of(t));
+        JANUS_TRY(const TensorType y, MaxPool::infer(types, a));
+        Tensor idx = Tensor::zeros(DType::i64, out.shape);
+        JANUS_CHECK(MaxPool::run_with_stats(in, a, y, ctx, &idx, a.storage_order != 0));
+        return idx;
+    }
+};
+
+static_assert(Op<AveragePool> && Op<MaxPool> && Op<GlobalAveragePool> && Op<GlobalMaxPool> && Op<MaxPoolIndices>);
 
 JANUS_OP_INSTANCES(AveragePool)
 JANUS_OP_INSTANCES(MaxPool)
 JANUS_OP_INSTANCES(GlobalAveragePool)
+JANUS_OP_INSTANCES(MaxPoolIndices)
 JANUS_OP_INSTANCES(GlobalMaxPool)
 
 }  // namespace janus::ops

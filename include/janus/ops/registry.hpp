@@ -38,7 +38,7 @@ namespace janus::ops {
 
 //                                 unary elementwise
 inline constexpr auto all_ops = boost::hana::tuple_t<Abs, Neg, Sign, Relu, Clip, LeakyRelu, HardSigmoid, HardSwish,
-                                                     Sigmoid, Tanh, Exp, Erf, Gelu,
+                                                     Sigmoid, Tanh, Exp, Sqrt, Reciprocal, Erf, Gelu,
                                                      // binary elementwise
                                                      Add, Sub, Mul, Min, Max,
                                                      // reductions and arg-reductions
@@ -48,6 +48,7 @@ inline constexpr auto all_ops = boost::hana::tuple_t<Abs, Neg, Sign, Relu, Clip,
                                                      MatMulInteger,
                                                      // windows
                                                      AveragePool, MaxPool, GlobalAveragePool, GlobalMaxPool,
+                                                     MaxPoolIndices,
                                                      Resize,
                                                      // normalization
                                                      BatchNormalization, InstanceNormalization,

@@ -247,6 +247,23 @@ struct Exp : unary_elementwise<Exp> {
     template <expr::Expr X> static auto math(X x, const Attrs&) { return expr::exp(x); }
 };
 
+/// Sqrt: NaN for x < 0 (IEEE), -0 for -0. Quantized: a negative real input gives NaN, which quantizes to the raw
+/// value 0 (expr::sat's NaN rule), as every table entry of a NaN result does.
+struct Sqrt : unary_elementwise<Sqrt> {
+    static constexpr fixed_string name = "Sqrt";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) { return expr::sqrt(x); }
+};
+
+/// Reciprocal: 1 / x in float division (+-inf for +-0).
+struct Reciprocal : unary_elementwise<Reciprocal> {
+    static constexpr fixed_string name = "Reciprocal";
+    using Attrs = NoAttrs;
+    static constexpr auto schema = no_attrs_schema;
+    template <expr::Expr X> static auto math(X x, const Attrs&) { return expr::div(expr::cstf(1), x); }
+};
+
 struct Erf : unary_elementwise<Erf> {
     static constexpr fixed_string name = "Erf";
     using Attrs = NoAttrs;
@@ -283,6 +300,8 @@ JANUS_OP_INSTANCES(HardSwish)
 JANUS_OP_INSTANCES(Sigmoid)
 JANUS_OP_INSTANCES(Tanh)
 JANUS_OP_INSTANCES(Exp)
+JANUS_OP_INSTANCES(Sqrt)
+JANUS_OP_INSTANCES(Reciprocal)
 JANUS_OP_INSTANCES(Erf)
 JANUS_OP_INSTANCES(Gelu)
 

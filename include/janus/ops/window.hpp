@@ -80,6 +80,12 @@ struct WindowParams {
 struct WindowOptions {
     bool simd = true;       ///< SIMD in the pre and post maps
     int channel_axis = -1;  ///< channel coordinate for per-channel parameters of pre and post (-1: none)
+    /// max / min only: when set, an int64 tensor of the output's shape that receives, per output, the flat index into
+    /// the input (N, C, then the spatial axes row-major; column-major over the spatial axes with
+    /// `winners_column_major`) of the element the combine kept: the first one in kernel order of the winning value,
+    /// -1 when no element beat init (an all-NaN or all-(-inf) window). MaxPool's Indices output.
+    Tensor* winners = nullptr;
+    bool winners_column_major = false;
 };
 
 struct WindowStats {
@@ -296,6 +302,20 @@ Result<WindowStats> run_window(const Pre& pre, expr::lane_t<typename Pre::type> 
             return y > x ? y : x;
         }
     };
+    if (opt.winners && (Combine == expr::BinOp::add || opt.winners->dtype != DType::i64 ||
+                        !(opt.winners->shape() == out_shape)))
+        return make_error(what, "winners", "window-winners",
+                          "winners are for max / min windows, an int64 tensor of the output's shape " + out_shape.str());
+    // the flat input index of a coordinate (winners)
+    const auto flat = [&](const Dims& i) {
+        const Shape& s = in.shape();
+        std::int64_t f = i[0] * s[1] + i[1];
+        for (int a = 0; a < spatial; ++a) {
+            const int b = opt.winners_column_major ? spatial - 1 - a : a;
+            f = f * s[2 + b] + i[2 + b];
+        }
+        return f;
+    };
     Tensor acc = Tensor::zeros(dtype_v<Acc>, out_shape);
     WindowStats stats;
     stats.out_shape = out_shape;
@@ -312,12 +332,16 @@ Result<WindowStats> run_window(const Pre& pre, expr::lane_t<typename Pre::type> 
             empty = empty || kr.count() == 0;
         }
         L v = init;
+        std::int64_t win = -1;
         if (!empty) {
             Dims j = jlo;
             for (;;) {  // odometer over the in-range kernel box, row-major (last spatial axis fastest)
                 for (int a = 0; a < spatial; ++a) idx[2 + a] = first[a] + j[a] * n.dilations[a];
                 L x;
                 std::memcpy(&x, pre_out.data() + pre_out.layout.address(idx), sizeof(L));
+                if constexpr (Combine == expr::BinOp::max || Combine == expr::BinOp::min) {
+                    if (opt.winners && (Combine == expr::BinOp::max ? x > v : x < v)) win = flat(idx);
+                }
                 v = combine(v, x);
                 ++stats.combined;
                 int a = spatial - 1;
@@ -329,6 +353,7 @@ Result<WindowStats> run_window(const Pre& pre, expr::lane_t<typename Pre::type> 
             }
         }
         std::memcpy(acc.data() + acc.layout.address(o), &v, sizeof(L));
+        if (opt.winners) std::memcpy(opt.winners->data() + opt.winners->layout.address(o), &win, sizeof(win));
     });
 
     // post, as a map over {acc, count broadcast over N and C}.
