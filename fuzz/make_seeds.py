@@ -802,6 +802,13 @@ def seeds_graph_diff():
   output %d
 }}
 """.encode()
+    seeds["sqrt_reciprocal.ir"] = b"""graph sqrt_reciprocal {
+  input %x: int8[1,16,4,4] q(int8 s=0.05 zp=-3)
+  %a: int8[1,16,4,4] q(int8 s=0.02 zp=-128) = Sqrt(%x)
+  %b: int8[1,16,4,4] q(int8 s=0.25 zp=-100) = Reciprocal(%a)
+  output %b
+}
+"""
     seeds["matrix_tail.ir"] = f"""graph matrix_tail {{
   input %x: int8[4,24] q(int8 s=0.05 zp=-3)
   const %w: int8[16,24] q(int8 s=0.01 zp=0) = {hx(384, lambda i: (i * 31 + 3) % 53 - 26)}

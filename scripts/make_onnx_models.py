@@ -541,9 +541,9 @@ def bad_imports():
 
     return {
         "opset_18.onnx": m([relu], [x], [y], opset=18),
-        "add_uint8_inputs.onnx": m([helper.make_node("Add", ["a", "b"], ["y"], name="add")],
-                                   [helper.make_tensor_value_info("a", TensorProto.UINT8, [1, 4]),
-                                    helper.make_tensor_value_info("b", TensorProto.UINT8, [1, 4])],
+        # an op that does not take plain integers (Add does): the op's own rule, named once
+        "relu_uint8_input.onnx": m([helper.make_node("Relu", ["a"], ["y"], name="relu")],
+                                   [helper.make_tensor_value_info("a", TensorProto.UINT8, [1, 4])],
                                    [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 4])]),
         "softmax_opset_11.onnx": m([helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1)], [x], [y], opset=11),
         "unknown_op.onnx": m([helper.make_node("Einsum", ["x"], ["y"], name="e", equation="ij->ij")], [x], [y]),

@@ -1,5 +1,6 @@
 // MaxPoolIndices (MaxPool's Indices output): hand-computed indices for both storage orders, batch and channel
-// offsets, padding, ties (the first element in kernel order wins), the NaN and -inf windows (-1), a quantized input
+// offsets, padding, ties (the first element in kernel order wins), all -inf windows (their first element), all-NaN
+// windows (-1), a plain uint8 window of zeros (its first element), a quantized input
 // (the same elements as its float reading), agreement of the selected values with MaxPool's Y, and the refusals.
 #include <doctest/doctest.h>
 
@@ -60,15 +61,21 @@ TEST_CASE("MaxPoolIndices: batch and channel offsets, padding, ties and windows 
     // N = 2, C = 2, 1 x 3: a 1x2 kernel with stride 1 and one pad on the left
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     const Tensor x = Tensor::from<float>({2, 2, 1, 3}, {1, 1, 0,        // n0 c0: a tie, the first wins
-                                                        -inf, -inf, 2,  // n0 c1: nothing beats init in the first window
+                                                        -inf, -inf, 2,  // n0 c1: -inf equals init
                                                         nan, nan, 5,    // n1 c0: NaN is skipped
                                                         7, 9, 9});      // n1 c1
     const auto a = attrs({1, 2}, {1, 1}, {0, 1, 0, 0});
     // outputs per row: windows {pad, x0}, {x0, x1}, {x1, x2}
     CHECK(indices(x, a) == std::vector<std::int64_t>{0, 0, 1,      //
-                                                     -1, -1, 5,    // -inf never beats init
+                                                     3, 3, 5,      // all -inf: the first element
                                                      -1, -1, 8,    // all-NaN windows
                                                      9, 10, 10});  // the first 9 in kernel order
+}
+
+TEST_CASE("MaxPoolIndices: an integer window of the type's lowest value names its first element") {
+    const Tensor x = Tensor::from<std::uint8_t>({1, 1, 2, 2}, {0, 0, 0, 0});
+    CHECK(indices(x, attrs({2, 2}, {1, 1}, {})) == std::vector<std::int64_t>{0});
+    CHECK(indices(x, attrs({1, 2}, {1, 1}, {})) == std::vector<std::int64_t>{0, 2});
 }
 
 TEST_CASE("MaxPoolIndices: a quantized input selects the elements its float reading selects") {

@@ -449,8 +449,8 @@ struct GlobalMaxPool : pool_op<GlobalMaxPool, NoAttrs, expr::BinOp::max> {
 /// window (MaxPool::run_with_stats); this op keeps its winners (WindowOptions::winners): per output, the flat index
 /// into X of the first element in kernel order that holds the maximum, over N, C and the spatial axes row-major
 /// (storage_order 0) or column-major over the spatial axes (storage_order 1), as ONNX defines Indices. A window
-/// whose elements are all NaN (skipped, as MaxPool skips them) or all -inf has no winner: -1. A quantized input picks
-/// the same elements (the max of the integers is the max of the real values). Output: int64, no quantization.
+/// whose elements are all NaN (skipped, as MaxPool skips them) has no element: -1. A quantized input picks the same
+/// elements (the max of the integers is the max of the real values). Output: int64, no quantization.
 struct MaxPoolIndices {
     static constexpr fixed_string name = "MaxPoolIndices";
     static constexpr int min_inputs = 1, max_inputs = 1;

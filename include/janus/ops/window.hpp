@@ -82,8 +82,9 @@ struct WindowOptions {
     int channel_axis = -1;  ///< channel coordinate for per-channel parameters of pre and post (-1: none)
     /// max / min only: when set, an int64 tensor of the output's shape that receives, per output, the flat index into
     /// the input (N, C, then the spatial axes row-major; column-major over the spatial axes with
-    /// `winners_column_major`) of the element the combine kept: the first one in kernel order of the winning value,
-    /// -1 when no element beat init (an all-NaN or all-(-inf) window). MaxPool's Indices output.
+    /// `winners_column_major`) of the element holding the result: the first one in kernel order with the winning
+    /// value (init included: an all-(-inf) window names its first element), -1 when every element is NaN (skipped).
+    /// MaxPool's Indices output.
     Tensor* winners = nullptr;
     bool winners_column_major = false;
 };
@@ -340,7 +341,9 @@ Result<WindowStats> run_window(const Pre& pre, expr::lane_t<typename Pre::type> 
                 L x;
                 std::memcpy(&x, pre_out.data() + pre_out.layout.address(idx), sizeof(L));
                 if constexpr (Combine == expr::BinOp::max || Combine == expr::BinOp::min) {
-                    if (opt.winners && (Combine == expr::BinOp::max ? x > v : x < v)) win = flat(idx);
+                    // the first element that is not NaN, then every strictly better one
+                    const bool first = win < 0 && (Combine == expr::BinOp::max ? x >= v : x <= v);
+                    if (opt.winners && (first || (Combine == expr::BinOp::max ? x > v : x < v))) win = flat(idx);
                 }
                 v = combine(v, x);
                 ++stats.combined;
