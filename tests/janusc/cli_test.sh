@@ -329,6 +329,11 @@ if [ -d "$NODE/test_abs" ] && [ -d "$NODE/test_relu" ]; then
     run 1 "$J" conform "$T/node" --filter test_abs --expect "$T/want.txt"
     has "$T/out" "changed:  test_abs ops=Abs ref=pass  ->  test_abs ops=Abs ref=fail(values)"
     has "$T/err" "want.txt: the conformance results differ"
+    # a malformed expectation is bad input, not a difference
+    printf 'test_abs ops=Abs ref=maybe\n' >"$T/bad_want.txt"
+    run 2 "$J" conform "$T/node" --filter test_abs --expect "$T/bad_want.txt"
+    has "$T/err" "bad_want.txt:line 1: error: "
+    has "$T/err" "[conformance-line]"
 fi
 run 2 "$J" conform "$T/nowhere"
 has "$T/err" "nowhere: error: not a directory of ONNX node tests [file-readable]"
