@@ -501,7 +501,8 @@ inline Status batch_norm_to_conv(Graph& g, PassLog& log, const PassContext& ctx)
         }
         JANUS_TRY(pass_detail::BnConv dw, pass_detail::bn_conv(best, qx, what));
         JANUS_TRY(const auto conv, pass_detail::bn_conv_codes(dw, qx, qy, ctx.kernel));
-        int bn_off = 0, conv_off = 0, checked = 0;  // against dequantize -> BatchNorm in double -> quantize
+        int bn_off = 0, conv_off = 0;  // against dequantize -> BatchNorm in double -> quantize
+        [[maybe_unused]] int checked = 0;  // read by the assertion only (unused under NDEBUG)
         for (std::size_t i = 0; i < want.size(); ++i) {
             const std::size_t c = i / 256;
             const int code = static_cast<int>(i % 256) - 128;
