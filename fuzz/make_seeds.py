@@ -809,6 +809,20 @@ def seeds_graph_diff():
   output %b
 }
 """
+    seeds["plain_float16_int16.ir"] = b"""graph plain_float16_int16 {
+  input %h: float16[2,8]
+  input %g: float16[8]
+  input %i: int16[3,1]
+  input %u: uint32[4]
+  %m: float16[2,8] = Max(%h, %g)
+  %a: float16[2,8] = Add(%m, %h)
+  %n: int16[3,1] = Min(%i, %i)
+  %p: uint32[4] = Mul(%u, %u)
+  output %a
+  output %n
+  output %p
+}
+"""
     seeds["matrix_tail.ir"] = f"""graph matrix_tail {{
   input %x: int8[4,24] q(int8 s=0.05 zp=-3)
   const %w: int8[16,24] q(int8 s=0.01 zp=0) = {hx(384, lambda i: (i * 31 + 3) % 53 - 26)}

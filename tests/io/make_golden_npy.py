@@ -40,6 +40,7 @@ def golden():
     i32_2x3 = np.array([[-2147483648, -1, 0], [1, 65536, 2147483647]], dtype=np.int32)
     i64_3 = np.array([np.iinfo(np.int64).min, -2, np.iinfo(np.int64).max], dtype=np.int64)
     f32_2x3 = np.array([[1.5, -0.0, np.inf], [-np.inf, np.nan, 1e-45]], dtype=np.float32)
+    f16_2x3 = np.array([[1.5, -0.0, np.inf], [-np.inf, np.nan, 2.0**-24]], dtype=np.float16)
     return {
         "i8_2x3.npy": saved(np.array([[-128, -1, 0], [1, 42, 127]], dtype=np.int8)),
         "u8_5.npy": saved(np.array([0, 1, 127, 128, 255], dtype=np.uint8)),
@@ -59,6 +60,13 @@ def golden():
         "f32_2x3_be.npy": saved(f32_2x3.astype(">f4")),
         "i32_1x2x3x4_v2.npy": saved(i32_4d, version=(2, 0)),
         "i32_1x2x3x4_v3.npy": saved(i32_4d, version=(3, 0)),
+        # int16, uint16, uint32 at their extremes; float16: 1.5, -0.0, inf, -inf, NaN, the smallest subnormal.
+        "i16_3.npy": saved(np.array([-32768, -2, 32767], dtype=np.int16)),
+        "u16_3.npy": saved(np.array([0, 1, 65535], dtype=np.uint16)),
+        "u32_3.npy": saved(np.array([0, 2147483648, 4294967295], dtype=np.uint32)),
+        "f16_2x3.npy": saved(f16_2x3),
+        "f16_2x3_be.npy": saved(f16_2x3.astype(">f2")),
+        "u16_3_be.npy": saved(np.array([0, 1, 65535], dtype=">u2")),
     }
 
 
@@ -113,7 +121,7 @@ def bad():
         "fortran_lowercase.npy": v1(d(fortran="false")),
         "bool.npy": saved(np.array([True, False])),
         "float64.npy": saved(np.array([1.0, 2.0])),
-        "int16.npy": saved(np.array([1, 2], dtype=np.int16)),
+        "uint64.npy": saved(np.array([1, 2], dtype=np.uint64)),
         "unicode.npy": saved(np.array(["ab"])),
         "structured.npy": saved(np.zeros(2, dtype=[("a", "<i4"), ("b", "<f4")])),
         "descr_not_string.npy": v1(d(descr="4")),

@@ -66,6 +66,8 @@ std::vector<T> sample_values(std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) {
         if constexpr (std::is_floating_point_v<T>) {
             v[i] = static_cast<T>(i) * 0.75f - 3.0f;
+        } else if constexpr (std::is_same_v<T, float16>) {
+            v[i] = float16::from_bits(static_cast<std::uint16_t>(0x9e37u * (i + 1)));  // every kind of bit pattern
         } else {
             // Walks over the type's whole range, extremes included.
             const std::uint64_t bits = 0x9e3779b97f4a7c15ull * (i + 1);
@@ -114,6 +116,10 @@ TEST_CASE("npy: round trip of every dtype for 0-d, 1-d, 4-d and zero-size shapes
     round_trip_all_shapes<std::int32_t>();
     round_trip_all_shapes<std::int64_t>();
     round_trip_all_shapes<float>();
+    round_trip_all_shapes<std::int16_t>();
+    round_trip_all_shapes<std::uint16_t>();
+    round_trip_all_shapes<std::uint32_t>();
+    round_trip_all_shapes<float16>();
 }
 
 TEST_CASE("npy: NpyArray::from stores little-endian bytes in C order") {
@@ -161,6 +167,10 @@ std::vector<Golden> goldens() {
     const auto f32_2x3 = NpyArray::from<float>(
         {2, 3}, floats_from_bits({0x3fc00000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x00000001u}));
     const auto i32_1x2x3x4 = NpyArray::from<std::int32_t>({1, 2, 3, 4}, i32_4d);
+    const auto f16_2x3 = NpyArray::from<float16>(
+        {2, 3}, {float16::from_bits(0x3e00), float16::from_bits(0x8000), float16::from_bits(0x7c00),
+                 float16::from_bits(0xfc00), float16::from_bits(0x7e00), float16::from_bits(0x0001)});
+    const auto u16_3 = NpyArray::from<std::uint16_t>({3}, {0, 1, 65535});
     std::vector<std::int64_t> rank32(31, 1);
     rank32.push_back(2);
     return {
@@ -181,6 +191,12 @@ std::vector<Golden> goldens() {
         {"f32_2x3_be.npy", f32_2x3, "f32_2x3.npy"},
         {"i32_1x2x3x4_v2.npy", i32_1x2x3x4, "i32_1x2x3x4.npy"},
         {"i32_1x2x3x4_v3.npy", i32_1x2x3x4, "i32_1x2x3x4.npy"},
+        {"i16_3.npy", NpyArray::from<std::int16_t>({3}, {-32768, -2, 32767}), "i16_3.npy"},
+        {"u16_3.npy", u16_3, "u16_3.npy"},
+        {"u16_3_be.npy", u16_3, "u16_3.npy"},
+        {"u32_3.npy", NpyArray::from<std::uint32_t>({3}, {0, 2147483648u, 4294967295u}), "u32_3.npy"},
+        {"f16_2x3.npy", f16_2x3, "f16_2x3.npy"},
+        {"f16_2x3_be.npy", f16_2x3, "f16_2x3.npy"},
     };
 }
 

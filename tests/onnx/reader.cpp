@@ -188,6 +188,35 @@ TEST_CASE("hand-encoded tensors: packed and unpacked repeated fields, negative i
         REQUIRE_MESSAGE(t.ok(), (t.ok() ? "" : t.error().message()));
         CHECK(t->values<std::int64_t>() == std::vector<std::int64_t>{-1, 5, -9});
     }
+    SUBCASE("int16, uint16 and float16 bits in int32_data, uint32 in uint64_data, at their extremes") {
+        const auto i16 = onnx::parse_tensor(
+            cat(packed_varints(1, {2}), varint_field(2, 5), packed_varints(5, {-32768, 32767})), "t.pb");
+        REQUIRE_MESSAGE(i16.ok(), (i16.ok() ? "" : i16.error().message()));
+        CHECK(i16->values<std::int16_t>() == std::vector<std::int16_t>{-32768, 32767});
+        const auto u16 =
+            onnx::parse_tensor(cat(packed_varints(1, {2}), varint_field(2, 4), packed_varints(5, {0, 65535})), "t.pb");
+        REQUIRE(u16.ok());
+        CHECK(u16->values<std::uint16_t>() == std::vector<std::uint16_t>{0, 65535});
+        const auto f16 = onnx::parse_tensor(
+            cat(packed_varints(1, {3}), varint_field(2, 10), packed_varints(5, {0x3c00, 0xfc00, 0x0001})), "t.pb");
+        REQUIRE(f16.ok());
+        CHECK(f16->values<float16>() ==
+              std::vector<float16>{float16(1.0f), float16::from_bits(0xfc00), float16::from_bits(1)});
+        const auto u32 = onnx::parse_tensor(
+            cat(packed_varints(1, {2}), varint_field(2, 12), packed_varints(11, {0, 4294967295})), "t.pb");
+        REQUIRE_MESSAGE(u32.ok(), (u32.ok() ? "" : u32.error().message()));
+        CHECK(u32->values<std::uint32_t>() == std::vector<std::uint32_t>{0, 4294967295u});
+        // one past each range is refused with the value's index
+        const auto over = onnx::parse_tensor(
+            cat(packed_varints(1, {2}), varint_field(2, 12), packed_varints(11, {1, 4294967296})), "t.pb");
+        REQUIRE_FALSE(over.ok());
+        CHECK(over.error().rule == "onnx-tensor-data");
+        CHECK(over.error().message().find("value 1 is 4294967296, outside uint32") != std::string::npos);
+        const auto neg =
+            onnx::parse_tensor(cat(packed_varints(1, {1}), varint_field(2, 5), packed_varints(5, {-32769})), "t.pb");
+        REQUIRE_FALSE(neg.ok());
+        CHECK(neg.error().message().find("value 0 is -32769, outside int16") != std::string::npos);
+    }
     SUBCASE("a 0-d tensor holds one element") {
         const auto t = onnx::parse_tensor(cat(varint_field(2, 6), packed_varints(5, {-7})), "t.pb");
         REQUIRE(t.ok());
@@ -228,7 +257,7 @@ TEST_CASE("serialize_tensor: protobuf's own bytes, and a round trip through pars
     CHECK(std::equal(head.begin(), head.end(), bytes.begin()));
     CHECK(bytes[head.size()] == 1);
     CHECK(bytes.back() == 0xff);
-    for (const DType d : {DType::f32, DType::i8, DType::u8, DType::i32, DType::i64}) {
+    for (const DType d : all_dtypes) {
         CAPTURE(dtype_name(d));
         for (const std::vector<std::int64_t>& dims :
              {std::vector<std::int64_t>{}, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{3, 1, 2}}) {

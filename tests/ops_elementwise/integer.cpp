@@ -1,4 +1,5 @@
-// Plain (non-quantized) integer tensors: Add, Sub, Mul, Min, Max and Clip on int8, uint8, int32 and int64.
+// Plain (non-quantized) integer tensors: Add, Sub, Mul, Min, Max and Clip on int8, uint8, int16, uint16, int32, uint32
+// and int64.
 //   - the expression primitives they are built from (ops/expr.hpp): wrap<T> (narrowing modulo 2^bits) on int32
 //     lanes, scalar == SIMD; int64 lanes (scalar only); the range proof's exemption of ring nodes under a wrap;
 //   - every op x dtype against an independent reference (exact arithmetic in __int128, reduced modulo 2^bits), on
@@ -116,6 +117,9 @@ void check_all_dtypes(std::mt19937_64& rng) {
         check_op<O, std::uint8_t>(sa, sb, rng);
         check_op<O, std::int32_t>(sa, sb, rng);
         check_op<O, std::int64_t>(sa, sb, rng);
+        check_op<O, std::int16_t>(sa, sb, rng);
+        check_op<O, std::uint16_t>(sa, sb, rng);
+        check_op<O, std::uint32_t>(sa, sb, rng);
     }
 }
 
@@ -160,6 +164,12 @@ TEST_CASE("expr wrap<T>: narrowing modulo 2^bits, scalar == SIMD, and its printe
         CHECK(r8[k] == reduce<std::int8_t>(v[k]));
         CHECK(ru8[k] == reduce<std::uint8_t>(v[k]));
         CHECK(r32[k] == reduce<std::int32_t>(static_cast<i128>(v[k]) + 1));
+    }
+    const auto r16 = map1<std::int16_t>(wrap<std::int16_t>(In<0, std::int32_t>{}), v);
+    const auto ru16 = map1<std::uint16_t>(wrap<std::uint16_t>(In<0, std::int32_t>{}), v);
+    for (std::size_t k = 0; k < v.size(); ++k) {
+        CHECK(r16[k] == reduce<std::int16_t>(v[k]));
+        CHECK(ru16[k] == reduce<std::uint16_t>(v[k]));
     }
     CHECK(to_string(e8) == "wrap<int8>(in0:int32)");
     CHECK(to_string(wrap<std::int64_t>(mul(In<0, std::int64_t>{}, cst<std::int64_t>(3000000000LL)))) ==
@@ -224,6 +234,15 @@ TEST_CASE("plain-integer wrap-around: uint8 250 + 10 = 4, int8 127 + 1 = -128, i
     CHECK(one<Min, std::int64_t>(-(1LL << 50), 1LL << 50) == -(1LL << 50));
     CHECK(one<Max, std::uint8_t>(255, 0) == 255);
     CHECK(one<Min, std::int8_t>(-128, 127) == -128);
+    CHECK(one<Add, std::int16_t>(32767, 1) == -32768);
+    CHECK(one<Mul, std::int16_t>(256, 256) == 0);
+    CHECK(one<Sub, std::uint16_t>(0, 1) == 65535);
+    CHECK(one<Mul, std::uint16_t>(300, 300) == 24464);  // 90000 mod 65536
+    CHECK(one<Add, std::uint32_t>(4294967295u, 2) == 1);
+    CHECK(one<Mul, std::uint32_t>(65536, 65537) == 65536);          // 2^32 + 2^16 mod 2^32
+    CHECK(one<Max, std::uint32_t>(4294967295u, 0) == 4294967295u);  // compared as unsigned, not as int32
+    CHECK(one<Min, std::uint32_t>(2147483648u, 1) == 1);
+    CHECK(one<Min, std::uint16_t>(65535, 1) == 1);
 }
 
 TEST_CASE("plain-integer binary: the inferred type is the inputs' dtype without quantization") {
@@ -315,6 +334,9 @@ TEST_CASE("plain-integer Clip: every dtype, integer bounds, missing bounds are t
     check_clip_dtype<std::uint8_t>();
     check_clip_dtype<std::int32_t>();
     check_clip_dtype<std::int64_t>();
+    check_clip_dtype<std::int16_t>();
+    check_clip_dtype<std::uint16_t>();
+    check_clip_dtype<std::uint32_t>();
     CHECK(clip<std::int8_t>({-128, -3, 0, 5, 127}, bounds(-2, 4)) == std::vector<std::int8_t>{-2, -2, 0, 4, 4});
     CHECK(clip<std::uint8_t>({0, 100, 255}, bounds(std::nullopt, 200)) == std::vector<std::uint8_t>{0, 100, 200});
     CHECK(clip<std::uint8_t>({0, 100, 255}, bounds(5, 1)) == std::vector<std::uint8_t>{1, 1, 1});  // max wins

@@ -7,8 +7,8 @@
 //     other tests are counted and skipped.
 //   - A claimed test is *refused* when Janus declines it (the importer, a pass, a data file of a dtype Janus does not
 //     read); the line names the rule. It *passes* on an engine when every data set's every output has the expected
-//     dtype and shape and values within the ONNX backend tolerances (float32: |got - want| <= atol + rtol * |want|
-//     with rtol 1e-3, atol 1e-7, NaN equal to NaN; integers and booleans exact). Otherwise it *fails*.
+//     dtype and shape and values within the ONNX backend tolerances (float32 and float16: |got - want| <= atol +
+//     rtol * |want| with rtol 1e-3, atol 1e-7, NaN equal to NaN; integers and booleans exact). Otherwise it *fails*.
 //   - A graph input that feeds an operand Janus takes as a constant (Reshape's shape, Slice's starts, ...) is bound
 //     to the data set's value at compile time (the line says `bound`): Janus compiles for known shapes.
 //   - The reference engine runs every claimed test; the NPU engine (lower, simulate, the host for what stays there)
@@ -80,7 +80,7 @@ std::string compare(const janus::Tensor& got_t, const janus::onnx::Tensor& want,
         return "shape " + janus::io::describe_type(got.dtype, got.dims) + ", expected " +
                janus::io::describe_type(want.dtype, want.dims);
     }
-    if (got.dtype != DType::f32) {  // integers and booleans: the bytes
+    if (!janus::is_float_dtype(got.dtype)) {  // integers and booleans: the bytes
         if (got.data == want.data) return "";
         const auto g = doubles_of(got), w = doubles_of(want);
         std::size_t bad = 0, first = 0;

@@ -106,7 +106,7 @@ inline std::vector<Tensor> seeded_inputs(const Graph& g, std::uint64_t seed) {
             std::vector<T> vals(static_cast<std::size_t>(x.elements()));
             for (auto& e : vals) {
                 const std::uint64_t r = next();
-                if constexpr (std::is_floating_point_v<T>) {
+                if constexpr (expr::is_float_v<T>) {
                     e = static_cast<T>(static_cast<double>(r >> 40) / 8388608.0 - 1.0);  // 24 bits: [-1, 1)
                 } else if constexpr (std::is_same_v<T, std::uint8_t>) {
                     e = static_cast<T>(r >> 56);

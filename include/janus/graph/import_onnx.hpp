@@ -79,8 +79,16 @@ inline std::string_view onnx_import_form(std::string_view op) {
     if (op == "ConvInteger" || op == "MatMulInteger") return "int32 output; zero points as a scale-1 quantization";
     if (op == "Identity") return "removed";
     if (op == "Constant") return "a constant";
-    for (auto n : ops::op_names)
-        if (n == op) return "op: int8 inside QDQ, else float32";
+    for (auto n : ops::op_names) {
+        if (n != op) continue;
+        switch (ops::plain_types_of(op)) {
+            case ops::PlainInts::none: return "op: int8 inside QDQ, else float32";
+            case ops::PlainInts::bytes: return "op: int8 inside QDQ, else float32 or plain int8/uint8";
+            case ops::PlainInts::all: return "op: int8 inside QDQ, else float32 or a plain integer (int8 to int64)";
+            case ops::PlainInts::all_float16:
+                return "op: int8 inside QDQ, else float32, float16 or a plain integer (int8 to int64)";
+        }
+    }
     return {};
 }
 
@@ -397,8 +405,7 @@ private:
         const auto d = onnx::to_dtype(v.elem_type);
         if (!d || !v.has_shape)
             return make_error(std::string(input_), "graph input '" + v.name + "'", "onnx-graph-io",
-                              "a graph input needs a tensor type Janus supports (float32, uint8, int8, int32, int64) "
-                              "and a shape");
+                              "a graph input needs a tensor type Janus supports (" + dtype_list() + ") and a shape");
         Shape s;
         for (const auto& dim : v.shape) {
             if (!dim.value)
@@ -581,12 +588,12 @@ private:
         return out;
     }
 
-    /// The rank of tensor `name` as imported so far (a value or a constant).
-    Result<int> rank_of(const onnx::Node& n, const std::string& name) const {
-        if (const auto* c = constant(name)) return static_cast<int>(c->dims.size());
+    /// The shape of tensor `name` as imported so far (a value or a constant).
+    Result<Shape> shape_of_name(const onnx::Node& n, const std::string& name) const {
+        if (const auto* c = constant(name)) return shape_of(c->dims);
         const auto it = reps_.find(name);
         if (it == reps_.end()) return err(n, "onnx-undefined", "input '" + name + "' has no value");
-        return g_.value(it->second.v).type.shape.size();
+        return g_.value(it->second.v).type.shape;
     }
 
     /// The attributes of an expanded node: each must be one of `known` with the given kind.
@@ -647,7 +654,8 @@ private:
         if (n.inputs.size() < 2 || n.inputs.size() > 3 || n.inputs[0].empty() || n.inputs[1].empty() ||
             n.outputs.size() > 3)
             return err(n, "input-count", "LayerNormalization takes X, Scale and an optional B, and has 1 to 3 outputs");
-        JANUS_TRY(const int r, rank_of(n, n.inputs[0]));
+        JANUS_TRY(const Shape xs, shape_of_name(n, n.inputs[0]));
+        const int r = xs.size();
         const auto* ax = n.attribute("axis");
         const std::int64_t a = ax ? ax->i : -1, axis = a < 0 ? a + r : a;
         if (axis < 0 || axis >= r)
@@ -686,11 +694,10 @@ private:
             return err(n, "input-count", "BatchNormalization takes X, scale, B, input_mean and input_var");
         for (const auto& i : n.inputs)
             if (i.empty()) return err(n, "input-count", "BatchNormalization has no optional inputs");
-        JANUS_TRY(const int r, rank_of(n, n.inputs[0]));
+        JANUS_TRY(const Shape xs, shape_of_name(n, n.inputs[0]));
+        const int r = xs.size();
         if (r < 2) return err(n, "input-rank", "X must be [N, C, ...] (rank >= 2)");
-        const auto cit = reps_.find(n.inputs[0]);
-        const std::int64_t C =
-            cit != reps_.end() ? g_.value(cit->second.v).type.shape[1] : constant(n.inputs[0])->dims[1];
+        const std::int64_t C = xs[1];
         std::vector<std::int64_t> axes{0}, chan_shape{C};
         for (std::int64_t k = 2; k < r; ++k) axes.push_back(k), chan_shape.push_back(1);
         const auto* ep = n.attribute("epsilon");
@@ -775,12 +782,10 @@ private:
     Status qlinear(const onnx::Node& n) {
         const bool conv = n.op_type == "QLinearConv";
         if (n.inputs.size() < 8) return err(n, "onnx-op", n.op_type + " has at least 8 inputs");
-        const auto shape_of_name = [&](const std::string& s) {
-            if (const auto* c = constant(s)) return shape_of(c->dims);
-            return reps_.count(s) ? g_.value(reps_[s].v).type.shape : Shape{};
-        };
-        JANUS_TRY(auto qx, qparams(n, 1, 2, shape_of_name(n.inputs[0]), 1, DType::u8));
-        JANUS_TRY(auto qw, qparams(n, 4, 5, shape_of_name(n.inputs[3]), conv ? 0 : 1, DType::u8));
+        JANUS_TRY(const Shape sx, shape_of_name(n, n.inputs[0]));
+        JANUS_TRY(const Shape sw, shape_of_name(n, n.inputs[3]));
+        JANUS_TRY(auto qx, qparams(n, 1, 2, sx, 1, DType::u8));
+        JANUS_TRY(auto qw, qparams(n, 4, 5, sw, conv ? 0 : 1, DType::u8));
         JANUS_TRY(const ValueId x, quantized(n, n.inputs[0], qx));
         JANUS_TRY(const ValueId w, quantized(n, n.inputs[3], qw));
         std::vector<ValueId> in{x, w};

@@ -245,10 +245,10 @@ private:
     Result<DType> dtype() {
         const std::size_t at = i_;
         const auto w = word();
-        for (DType d : {DType::i8, DType::u8, DType::i32, DType::i64, DType::f32})
+        for (DType d : all_dtypes)
             if (w == dtype_name(d)) return d;
         i_ = at;
-        return error("ir-type", "unknown element type '" + std::string(w) + "' (int8, uint8, int32, int64, float32)");
+        return error("ir-type", "unknown element type '" + std::string(w) + "' (" + dtype_list() + ")");
     }
     Result<ops::TensorType> type() {
         ops::TensorType t;

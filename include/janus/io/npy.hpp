@@ -4,13 +4,13 @@
 // Contract:
 //   - `NpyArray` holds an element type, a shape (C order; a 0-d array has shape {} and one element) and the data as
 //     little-endian bytes, exactly product(shape) * dtype_size(dtype) of them.
-//   - `read_npy(bytes, input_name)` accepts format versions 1.0, 2.0 and 3.0 and the dtypes int8 ('|i1', '<i1',
-//     'i1'), uint8 ('|u1', ...), int32, int64 and float32, little-endian ('<i4') or big-endian ('>i4', converted to
-//     little-endian). The header is a Python dict literal with exactly the keys 'descr', 'fortran_order' and
+//   - `read_npy(bytes, input_name)` accepts format versions 1.0, 2.0 and 3.0 and the dtypes of core/dtype.hpp: int8
+//     ('|i1', '<i1', 'i1'), uint8 ('|u1', ...), int16, uint16, int32, uint32, int64, float16 and float32,
+//     little-endian ('<i4') or big-endian ('>i4', converted to little-endian). The header is a Python dict literal with exactly the keys 'descr', 'fortran_order' and
 //     'shape', in any order, single or double quotes, optional trailing comma and whitespace. Anything else is an
 //     `Error` (tier 3, core/error.hpp), never a crash or an out-of-bounds read: bad magic, unknown version, a header
 //     length past the end of the file, a syntax error in the header, unknown / duplicate / missing keys, another
-//     dtype (bool, float64, structured, a multi-byte type without byte order), fortran_order True, negative or
+//     dtype (bool, uint64, float64, structured, a multi-byte type without byte order), fortran_order True, negative or
 //     overflowing dimensions, a total size that overflows, data shorter or longer than the shape says. The error's
 //     position is "byte N", the offset in the file of the offending byte (for the header text: of the offending
 //     character); its rule is a short `npy-...` name. The declared size is checked against the bytes present before
@@ -151,21 +151,9 @@ inline std::string describe_type(DType dtype, std::span<const std::int64_t> shap
 }
 inline std::string describe_type(const NpyArray& a) { return describe_type(a.dtype, a.shape); }
 
-/// The descr numpy writes for `dtype` ("|i1", "|u1", "<i4", "<i8", "<f4").
-constexpr std::string_view npy_descr(DType dtype) {
-    switch (dtype) {
-        case DType::i8:
-            return "|i1";
-        case DType::u8:
-            return "|u1";
-        case DType::i32:
-            return "<i4";
-        case DType::i64:
-            return "<i8";
-        case DType::f32:
-            break;
-    }
-    return "<f4";
+/// The descr numpy writes for `dtype` ("|i1", "|u1", "<i4", "<i8", "<f4"): '|' for one byte, else '<'.
+inline std::string npy_descr(DType dtype) {
+    return (dtype_size(dtype) == 1 ? "|" : "<") + std::string(dtype_npy_code(dtype));
 }
 
 /// Is `a` a well-formed array: no negative dimension, a total size that fits int64 bytes, and exactly
@@ -335,7 +323,7 @@ public:
 private:
     static constexpr std::string_view keys[3] = {"descr", "fortran_order", "shape"};
     inline static const std::string example = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
-    static constexpr std::string_view supported = "Janus reads int8, uint8, int32, int64 and float32 arrays";
+    inline static const std::string supported = "Janus reads " + dtype_list() + " arrays";
 
     bool eof() const { return pos_ >= text_.size(); }
     static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
@@ -394,32 +382,27 @@ private:
             order = code[0];
             code.remove_prefix(1);
         }
-        struct Known {
-            std::string_view code;
-            std::string_view name;
-            int dtype;  // index into DType, or -1 when unsupported
-        };
-        static constexpr Known known[] = {
-            {"i1", "int8", 0},       {"u1", "uint8", 1},        {"i4", "int32", 2},      {"i8", "int64", 3},
-            {"f4", "float32", 4},    {"b1", "bool", -1},        {"i2", "int16", -1},     {"u2", "uint16", -1},
-            {"u4", "uint32", -1},    {"u8", "uint64", -1},      {"f2", "float16", -1},   {"f8", "float64", -1},
-            {"c8", "complex64", -1}, {"c16", "complex128", -1}, {"f16", "float128", -1}, {"O", "Python object", -1},
-        };
-        const Known* k = nullptr;
-        for (const Known& candidate : known) {
-            if (candidate.code == code) k = &candidate;
-        }
-        if (k == nullptr || k->dtype < 0) {
+        std::optional<DType> dt;
+        for (DType d : all_dtypes)
+            if (dtype_npy_code(d) == code) dt = d;
+        if (!dt) {
+            // numpy types Janus has no dtype for, named in the message.
+            struct Known {
+                std::string_view code;
+                std::string_view name;
+            };
+            static constexpr Known known[] = {
+                {"b1", "bool"},       {"u8", "uint64"},     {"f8", "float64"},  {"c8", "complex64"},
+                {"c16", "complex128"}, {"f16", "float128"}, {"O", "Python object"},
+            };
             std::string what = "unsupported dtype " + quote_text(descr);
-            if (k != nullptr) {
-                what += " (" + std::string(k->name) + ")";
-            } else if (!code.empty() && (code[0] == 'U' || code[0] == 'S')) {
+            for (const Known& k : known)
+                if (k.code == code) what += " (" + std::string(k.name) + ")";
+            if (!code.empty() && (code[0] == 'U' || code[0] == 'S'))
                 what += code[0] == 'U' ? " (unicode string)" : " (byte string)";
-            }
-            return error(at, "npy-dtype", what + "; " + std::string(supported) + "; convert it with a.astype(...)");
+            return error(at, "npy-dtype", what + "; " + supported + "; convert it with a.astype(...)");
         }
-        constexpr DType dtypes[] = {DType::i8, DType::u8, DType::i32, DType::i64, DType::f32};
-        h.dtype = dtypes[k->dtype];
+        h.dtype = *dt;
         if (dtype_size(h.dtype) > 1) {
             if (order == '|') {
                 return error(at, "npy-dtype",

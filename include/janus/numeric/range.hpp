@@ -81,17 +81,14 @@ struct Interval {
 
     static constexpr Interval point(std::int64_t v) noexcept { return {v, v}; }
     static constexpr Interval unbounded() noexcept { return {neg_inf, pos_inf}; }
-    /// The stored range of a dtype: int8 [-128, 127], uint8 [0, 255], int32 its range; int64 and float32 unbounded.
+    /// The stored range of a dtype: an integer type up to 32 bits its range; int64, float16 and float32 unbounded.
     static constexpr Interval of(DType d) noexcept {
-        switch (d) {
-            case DType::i8:
-            case DType::u8: return {qmin(d), qmax(d)};
-            case DType::i32:
-                return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
-            case DType::i64:
-            case DType::f32: break;
-        }
-        return unbounded();
+        if (d == DType::i64 || is_float_dtype(d)) return unbounded();
+        return visit_dtype(d, [](auto t) -> Interval {
+            using T = typename decltype(t)::type;
+            if constexpr (std::is_integral_v<T>) return {std::numeric_limits<T>::min(), std::numeric_limits<T>::max()};
+            else return unbounded();
+        });
     }
 
     constexpr bool ordered() const noexcept { return lo <= hi; }

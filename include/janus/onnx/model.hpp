@@ -11,12 +11,12 @@
 // Read: ModelProto {ir_version, producer_name, producer_version, graph, opset_import}; GraphProto {node, name,
 // initializer, input, output, value_info}; NodeProto {input, output, name, op_type, domain, attribute};
 // AttributeProto {name, type, f, i, s, t, floats, ints, strings}; TensorProto {dims, data_type, float_data,
-// int32_data, int64_data, name, raw_data}; ValueInfoProto {name, type.tensor_type {elem_type, shape}}.
+// int32_data, int64_data, uint64_data, name, raw_data}; ValueInfoProto {name, type.tensor_type {elem_type, shape}}.
 // Every other field is skipped. Refused, each with its rule:
 //   onnx-external-data  tensors stored outside the file (data_location EXTERNAL or external_data entries)
-//   onnx-tensor-type    element types other than float32, uint8, int8, int32, int64 (names the type)
-//   onnx-tensor-data    a data size that disagrees with dims, raw_data together with typed data, out-of-range
-//                       int8/uint8 values in int32_data, segmented tensors
+//   onnx-tensor-type    element types core/dtype.hpp does not have (bool, float64, uint64, ...; names the type)
+//   onnx-tensor-data    a data size that disagrees with dims, raw_data together with typed data, values in another
+//                       type's field, out-of-range values in int32_data / uint64_data, segmented tensors
 //   onnx-dims           negative dims, rank above max_rank (6), an element count above 2^40
 //   onnx-attribute      graph, sparse-tensor and type-proto attributes (control flow), an unknown attribute type
 //   onnx-ir-version     IR versions outside 3 .. 10
@@ -35,6 +35,7 @@
 #include <janus/core/error.hpp>
 #include <janus/core/file.hpp>
 #include <janus/layout/shape.hpp>
+#include <janus/numeric/range.hpp>
 #include <janus/onnx/wire.hpp>
 
 namespace janus::onnx {
@@ -68,39 +69,10 @@ inline std::string elem_type_name(std::int32_t t) {
     return "data type " + std::to_string(t);
 }
 
-/// The Janus dtype of an ONNX element type, if Janus has one.
-inline std::optional<DType> to_dtype(std::int32_t t) {
-    switch (static_cast<ElemType>(t)) {
-        case ElemType::float32:
-            return DType::f32;
-        case ElemType::uint8:
-            return DType::u8;
-        case ElemType::int8:
-            return DType::i8;
-        case ElemType::int32:
-            return DType::i32;
-        case ElemType::int64:
-            return DType::i64;
-        default:
-            return std::nullopt;
-    }
-}
+/// The Janus dtype of an ONNX element type, if Janus has one (core/dtype.hpp's table holds the codes).
+inline std::optional<DType> to_dtype(std::int32_t t) { return dtype_from_onnx_code(t); }
 
-inline std::int32_t to_elem_type(DType d) {
-    switch (d) {
-        case DType::f32:
-            return static_cast<std::int32_t>(ElemType::float32);
-        case DType::u8:
-            return static_cast<std::int32_t>(ElemType::uint8);
-        case DType::i8:
-            return static_cast<std::int32_t>(ElemType::int8);
-        case DType::i32:
-            return static_cast<std::int32_t>(ElemType::int32);
-        case DType::i64:
-            return static_cast<std::int32_t>(ElemType::int64);
-    }
-    return 0;
-}
+inline std::int32_t to_elem_type(DType d) { return dtype_onnx_code(d); }
 
 /// TensorProto field numbers (onnx.proto): the decoder below and serialize_tensor use these names.
 namespace tensor_field {
@@ -297,6 +269,7 @@ struct Decoder {
                 case tensor_field::float_data:
                 case tensor_field::int32_data:
                 case tensor_field::int64_data:
+                case tensor_field::uint64_data:
                     if (typed_field != 0 && typed_field != static_cast<int>(f.number))
                         return error(f.position, "onnx-tensor-data",
                                      where + " holds values in two typed fields (" + std::to_string(typed_field) +
@@ -305,15 +278,15 @@ struct Decoder {
                     typed_at = f.position;
                     if (f.number == tensor_field::float_data)
                         return wire::append_fixed32(f, floats, input, where + ".float_data");
-                    return wire::append_varints(
-                        f, ints, input,
-                        where + (f.number == tensor_field::int32_data ? ".int32_data" : ".int64_data"));
+                    return wire::append_varints(f, ints, input,
+                                                where + (f.number == tensor_field::int32_data   ? ".int32_data"
+                                                         : f.number == tensor_field::int64_data ? ".int64_data"
+                                                                                                : ".uint64_data"));
                 case tensor_field::string_data:
                 case tensor_field::double_data:
-                case tensor_field::uint64_data:
                     typed_field = static_cast<int>(f.number);
                     typed_at = f.position;
-                    return ok_status();  // string, double or uint64 data: refused below by the element type
+                    return ok_status();  // string or double data: refused below by the element type
                 case tensor_field::name: {
                     JANUS_TRY(t.name, text(f, where + ".name"));
                     return ok_status();
@@ -346,8 +319,8 @@ struct Decoder {
         const auto dt = to_dtype(data_type);
         if (!dt)
             return error(type_at, "onnx-tensor-type",
-                         label + " has element type " + elem_type_name(data_type) +
-                             "; Janus supports float32, uint8, int8, int32 and int64");
+                         label + " has element type " + elem_type_name(data_type) + "; Janus supports " +
+                             dtype_list());
         t.dtype = *dt;
         if (t.dims.size() > static_cast<std::size_t>(max_rank))
             return error(msg.position, "onnx-dims",
@@ -375,9 +348,14 @@ struct Decoder {
             t.data.assign(raw.begin(), raw.end());
             return t;
         }
-        const int want_field = t.dtype == DType::f32 ? 4 : t.dtype == DType::i64 ? 7 : 5;
-        static constexpr std::string_view field_names[] = {"",           "",           "", "",
-                                                           "float_data", "int32_data", "", "int64_data"};
+        // onnx.proto: float_data for float, int64_data for int64, uint64_data for uint32 (and uint64), int32_data for
+        // the other integers and for float16 (its bits as an integer in [0, 65535]).
+        const int want_field = t.dtype == DType::f32   ? 4
+                               : t.dtype == DType::i64 ? 7
+                               : t.dtype == DType::u32 ? 11
+                                                       : 5;
+        static constexpr std::string_view field_names[] = {
+            "", "", "", "", "float_data", "int32_data", "", "int64_data", "", "", "", "uint64_data"};
         if (typed_field != 0 && typed_field != want_field)
             return error(typed_at, "onnx-tensor-data",
                          label + " is " + std::string(dtype_name(t.dtype)) + " but its values are in field " +
@@ -399,19 +377,17 @@ struct Decoder {
                 std::memcpy(out, &v, 8);
                 continue;
             }
-            // int32_data: a varint holding an int32 (sign-extended); int8/uint8 values must be in their range.
-            const std::int64_t lo = t.dtype == DType::i32 ? INT32_MIN : qmin(t.dtype);
-            const std::int64_t hi = t.dtype == DType::i32 ? INT32_MAX : qmax(t.dtype);
-            if (v < lo || v > hi)
+            // int32_data: a varint holding an int32 (sign-extended), uint64_data one holding a uint32; each value must
+            // be in its type's range (float16: its bits, 0 to 65535). Stored as the type's little-endian bytes.
+            const numeric::Interval range = t.dtype == DType::f16 ? numeric::Interval{0, 65535}
+                                                                  : numeric::Interval::of(t.dtype);
+            if (!range.contains(v))
                 return error(typed_at, "onnx-tensor-data",
                              label + " value " + std::to_string(k) + " is " + std::to_string(v) + ", outside " +
-                                 std::string(dtype_name(t.dtype)));
-            const auto v32 = static_cast<std::int32_t>(v);
-            if (t.dtype == DType::i32) {
-                std::memcpy(out, &v32, 4);
-            } else {
-                *out = static_cast<std::uint8_t>(v32);
-            }
+                                 std::string(dtype_name(t.dtype)) +
+                                 (t.dtype == DType::f16 ? " bits [0, 65535]" : ""));
+            const auto u = static_cast<std::uint64_t>(v);
+            for (std::size_t b = 0; b < esize; ++b) out[b] = static_cast<std::uint8_t>(u >> (8 * b));
         }
         return t;
     }

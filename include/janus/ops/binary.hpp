@@ -2,10 +2,14 @@
 // Binary elementwise operators with numpy broadcasting. Each op is ONE definition: its combine kind (expr::BinOp).
 // The three kernels are derived from that kind:
 //   - float32:   map(bin<kind>(a, b)) (min/max: NaN-propagating, see the NaN rule below)
-//   - plain integers (int8, uint8, int32, int64 without quantization; both inputs of one dtype, the output that
+//   - float16:   map(wrap<float16>(bin<kind>(a, b))): the float32 expression on the exactly widened operands, each
+//     result rounded to the nearest float16 (ties to even). That is the correctly rounded float16 operation (24 >=
+//     2 * 11 + 2, docs/numerics.md "float16"); min and max select an operand, so they are exact.
+//   - plain integers (int8 to int64 without quantization; both inputs of one dtype, the output that
 //     dtype without quantization): map(wrap<T>(bin<kind>(a, b))). Add, Sub and Mul wrap around modulo 2^bits of T
 //     as numpy and ONNX do (uint8 250 + 10 = 4, int8 127 + 1 = -128), computed in int32 lanes (int64 lanes for
-//     int64) modulo 2^32 (2^64) and reduced to T, so no step has undefined behaviour; Min and Max select exactly.
+//     int64 and uint32) modulo 2^32 (2^64) and reduced to T, so no step has undefined behaviour; Min and Max select
+//     exactly.
 //     A plain integer tensor never meets a quantized one (rule plain-and-quantized, ops/op.hpp).
 //   - quantized: a rule chosen by the kind (docs/numerics.md "Elementwise operators"):
 //       add, sub  "common scale": both inputs are brought to a shared fixed-point scale with 20 bits of headroom
@@ -105,25 +109,28 @@ struct binary_elementwise {
     static constexpr int min_inputs = 2;
     static constexpr int max_inputs = 2;
     static constexpr expr::BinOp kind = Kind;
+    static constexpr PlainInts plain_integers = PlainInts::all_float16;  ///< besides float32 and quantized
     using Attrs = NoAttrs;
     static constexpr auto schema = no_attrs_schema;
     using rounding = numeric::default_rounding;
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
         JANUS_CHECK(check_arity<Derived>(in));
-        JANUS_TRY(const InputKind kind, classify_input_kinds(in, op_what<Derived>(), PlainInts::all));
+        JANUS_TRY(const InputKind kind, classify_input_kinds(in, op_what<Derived>(), plain_integers));
         if (kind == InputKind::quantized)
             for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(in[k], op_what<Derived>(k)));
         JANUS_TRY(Shape s, broadcast_shapes(in[0].shape, in[1].shape, op_what<Derived>()));
         return TensorType{in[0].dtype, s, std::nullopt};
     }
 
-    /// The float32 element expression: the kind itself; min/max also return a NaN first operand (the primitive
-    /// returns the second operand when either is NaN, so a NaN second operand already propagates).
+    /// The float element expression on inputs of type F (float32, or float16 widened exactly): the kind itself;
+    /// min/max also return a NaN first operand (the primitive returns the second operand when either is NaN, so a
+    /// NaN second operand already propagates).
+    template <class F = float>
     static auto float_expr() {
         using namespace expr;
-        const auto e = Bin<Kind, In<0, float>, In<1, float>>{};
-        const auto x = In<0, float>{};
+        const auto e = Bin<Kind, In<0, F>, In<1, F>>{};
+        const auto x = In<0, F>{};
         if constexpr (Kind == BinOp::min || Kind == BinOp::max) return select(ne(x, x), x, e);
         else return e;
     }
@@ -147,26 +154,25 @@ struct binary_elementwise {
             JANUS_CHECK(run_map(e, std::span<const Tensor>(views), y, mo, op_what<Derived>()));
             return y;
         }
+        if (in[0].dtype == DType::f16 || in[1].dtype == DType::f16) {
+            const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
+            JANUS_CHECK(classify_input_kinds(types, op_what<Derived>(), plain_integers));
+            JANUS_CHECK(require_plain_output(out, DType::f16, op_what<Derived>()));
+            Tensor y = Tensor::zeros(DType::f16, out.shape);
+            const auto e = expr::wrap<float16>(float_expr<float16>());
+            JANUS_CHECK(run_map(e, std::span<const Tensor>(views), y, mo, op_what<Derived>()));
+            return y;
+        }
         if (!in[0].quantized() && !in[1].quantized()) {
             const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
-            JANUS_TRY(const InputKind kind, classify_input_kinds(types, op_what<Derived>(), PlainInts::all));
+            JANUS_TRY(const InputKind kind, classify_input_kinds(types, op_what<Derived>(), plain_integers));
             if (kind != InputKind::plain_int)
                 return make_error(op_what<Derived>(), "", "same-storage-dtype", "mixes " + types[0].str() + " and " +
                                                                                     types[1].str());
             JANUS_CHECK(require_plain_output(out, in[0].dtype, op_what<Derived>()));
-            return visit_dtype(in[0].dtype, [&](auto tag) -> Result<Tensor> {
-                using T = typename decltype(tag)::type;
-                if constexpr (std::is_same_v<T, float>) {
-                    return make_error(op_what<Derived>(), "", "same-storage-dtype",
-                                      "float32 in the plain-integer kernel");  // not reached: kind is plain_int
-                } else {
-                    const auto e = int_expr<T>();
-                    JANUS_CHECK(expr::prove_ranges(e, {}, op_what<Derived>()));
-                    Tensor y = Tensor::zeros(out.dtype, out.shape);
-                    JANUS_CHECK(run_map(e, std::span<const Tensor>(views), y, mo, op_what<Derived>()));
-                    return y;
-                }
-            });
+            return run_plain_int_map(
+                in[0].dtype, [](auto tag) { return int_expr<typename decltype(tag)::type>(); },
+                std::span<const Tensor>(views), out.shape, mo, op_what<Derived>());
         }
         for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(type_of(in[k]), op_what<Derived>(k)));
         JANUS_CHECK(require_output_quant(out, op_what<Derived>()));

@@ -13,11 +13,13 @@
 //   - printed (`print()`) for debug logs and golden tests,
 //   - walked by the NPU emitter (`children()`), which maps each node kind to vnpu instructions.
 //
-// Value model. Every node has a logical element type `type` in {int8_t, uint8_t, int32_t, int64_t, float, bool}.
-// Integer values travel in int32 lanes (an int8 value is an int32 in [-128, 127]); floats in float lanes. Integer
+// Value model. Every node has a logical element type `type` in {int8_t, uint8_t, int16_t, uint16_t, int32_t,
+// uint32_t, int64_t, float16, float, bool}. Integer values up to 32 bits signed travel in int32 lanes (an int8 value
+// is an int32 in [-128, 127]); floats in float lanes (a float16 input is widened exactly, and only wrap<float16>
+// narrows: plain float16 tensors have no other float16 node). Integer
 // add/sub/mul/shl wrap modulo 2^32 if range analysis is bypassed (both paths wrap identically, no UB); kernels built
 // through ops/kernel.hpp refuse any expression whose range analysis says an intermediate could leave int32.
-// int64 values (plain int64 tensors only) travel in int64 lanes, which are CLOSED: in, cst, add, sub, mul, min,
+// int64 and uint32 values (plain tensors only) travel in int64 lanes, which are CLOSED: in, cst, add, sub, mul, min,
 // max, cmp, select and wrap take them, always with int64 operands, and no node converts to or from them. So an
 // int64 expression has an int64 root, and map (ops/map.hpp) evaluates it with the scalar path only; its add/sub/mul
 // wrap modulo 2^64 and range analysis does not look at it.
@@ -55,16 +57,18 @@ namespace janus::expr {
 
 using arch = xsimd::default_arch;
 
+/// float16 travels in float lanes (exact); a float16 result is narrowed by wrap<float16> (see "Value model").
 template <class T>
-inline constexpr bool is_float_v = std::is_same_v<T, float>;
+inline constexpr bool is_float_v = std::is_same_v<T, float> || std::is_same_v<T, float16>;
 template <class T>
 inline constexpr bool is_int_v = std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t> ||
+                                 std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::uint16_t> ||
                                  std::is_same_v<T, std::int32_t>;
 template <class T>
 concept Element = is_float_v<T> || is_int_v<T>;
-/// int64: its own lane type, scalar evaluation only (see "Value model").
+/// int64 and uint32: int64 lanes, scalar evaluation only (see "Value model").
 template <class T>
-inline constexpr bool is_wide_v = std::is_same_v<T, std::int64_t>;
+inline constexpr bool is_wide_v = std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint32_t>;
 /// What In, Cst and wrap take: an Element (batchable) or int64.
 template <class T>
 concept AnyElement = Element<T> || is_wide_v<T>;
@@ -108,6 +112,8 @@ template <class T>
 constexpr numeric::Interval type_range() {
     if constexpr (std::is_same_v<T, std::int8_t>) return {-128, 127};
     else if constexpr (std::is_same_v<T, std::uint8_t>) return {0, 255};
+    else if constexpr (std::is_same_v<T, std::int16_t>) return {-32768, 32767};
+    else if constexpr (std::is_same_v<T, std::uint16_t>) return {0, 65535};
     else if constexpr (std::is_same_v<T, bool>) return {0, 1};
     else if constexpr (is_wide_v<T>) return numeric::Interval::unbounded();  // int64 lanes: not range-analysed
     else return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
@@ -342,25 +348,40 @@ private:
     static constexpr std::int32_t top() { return hi >= 2147483520 ? static_cast<std::int32_t>(hi - 2147483520) : 0; }
 };
 
-/// Narrow to integer T modulo 2^bits(T) (two's complement wrap-around, numpy's integer arithmetic): the boundary of a
-/// plain-integer computation. T int8 / uint8 / int32 from an int32-lane expression, int64 from an int64-lane one.
-/// Its operand's ring nodes (add, sub, mul, neg, shl, widen, in, cst: see check_ranges) compute modulo 2^32 or 2^64,
-/// of which 2^bits(T) is a divisor, so wrap<T>(add(a, b)) is (a + b) mod 2^bits(T) in T's range.
+/// Narrow to T with T's own arithmetic: the boundary of a plain (not quantized) computation.
+///   - integer T: modulo 2^bits(T) (two's complement wrap-around, numpy's integer arithmetic). T int8 / uint8 /
+///     int16 / uint16 / int32 from an int32-lane expression, int64 / uint32 from an int64-lane one. Its operand's
+///     ring nodes (add, sub, mul, neg, shl, widen, in, cst: see check_ranges) compute modulo 2^32 or 2^64, of which
+///     2^bits(T) is a divisor, so wrap<T>(add(a, b)) is (a + b) mod 2^bits(T) in T's range.
+///   - float16 from a float expression: rounded to the nearest binary16, ties to even (core/float16.hpp), overflow to
+///     infinity. For one + - * / or sqrt of float16 operands this is the correctly rounded float16 result.
 template <AnyElement T, Expr E>
 struct Wrap : node_tag {
     using S = typename E::type;
-    static_assert(!is_float_v<T> && !is_float_v<S>, "wrap() is an integer primitive; floats narrow with sat()");
+    static constexpr bool half = std::is_same_v<T, float16>;
+    static_assert(half ? std::is_same_v<S, float> : !is_float_v<T> && !is_float_v<S>,
+                  "wrap() narrows integers, or a float expression to float16; float32 narrows with sat()");
     static_assert(is_wide_v<T> == is_wide_v<S>,
-                  "wrap<int64_t>() takes int64 lanes, wrap<int8|uint8|int32>() int32 lanes");
+                  "wrap<int64_t|uint32_t>() takes int64 lanes, wrap<int8|uint8|int16|uint16|int32>() int32 lanes");
     using type = T;
     static constexpr std::string_view kind = "wrap";
     static constexpr int arity = E::arity;
     E e;
-    lane_t<T> eval(const ScalarArgs& a) const { return static_cast<T>(e.eval(a)); }  // modular conversion (C++20)
+    lane_t<T> eval(const ScalarArgs& a) const {
+        if constexpr (half) return static_cast<float>(float16(e.eval(a)));
+        else return static_cast<T>(e.eval(a));  // modular conversion (C++20)
+    }
     batch_t<T> eval(const BatchArgs& a) const {
         const auto x = e.eval(a);
-        if constexpr (std::is_same_v<T, std::int8_t>) return (x << 24) >> 24;  // arithmetic shift: sign extension
+        if constexpr (half) {  // no SIMD binary16 conversion in xsimd: the scalar conversion on each lane
+            alignas(64) std::array<float, lanes> v;
+            x.store_aligned(v.data());
+            for (float& f : v) f = static_cast<float>(float16(f));
+            return batch_t<T>::load_aligned(v.data());
+        } else if constexpr (std::is_same_v<T, std::int8_t>) return (x << 24) >> 24;  // arithmetic shift: sign extension
         else if constexpr (std::is_same_v<T, std::uint8_t>) return x & batch_t<T>(0xFF);
+        else if constexpr (std::is_same_v<T, std::int16_t>) return (x << 16) >> 16;
+        else if constexpr (std::is_same_v<T, std::uint16_t>) return x & batch_t<T>(0xFFFF);
         else return x;
     }
     numeric::Interval range(const InputRanges& r) const {

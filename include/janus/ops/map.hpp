@@ -92,7 +92,7 @@ Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const Ma
                const std::string& what = "map") {
     using OutT = typename E::type;
     static_assert(expr::AnyElement<OutT>,
-                  "the root of a map expression must produce int8, uint8, int32, int64 or float");
+                  "the root of a map expression must produce an integer dtype, float16 or float");
     static_assert(E::arity <= expr::max_inputs, "too many inputs");
     if (out.dtype != dtype_v<OutT>)
         return make_error(what, "output", "output-dtype",
@@ -127,7 +127,7 @@ Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const Ma
     auto read_scalar = [&](std::size_t k, const std::byte* p, expr::ScalarArgs& a) {
         visit_dtype(in_dtype[k], [&](auto tag) {
             using T = typename decltype(tag)::type;
-            if constexpr (std::is_same_v<T, float>) a.f[k] = detail::load_lane<float>(p);
+            if constexpr (expr::is_float_v<T>) a.f[k] = detail::load_lane<T>(p);
             else if constexpr (expr::is_int_v<T>) a.i[k] = detail::load_lane<T>(p);
             else if constexpr (expr::is_wide_v<T>) a.l[k] = detail::load_lane<T>(p);
         });
@@ -149,7 +149,7 @@ Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const Ma
                         alignas(64) std::array<T, expr::lanes> raw;
                         std::memcpy(raw.data(), p, sizeof raw);
                         alignas(64) std::array<L, expr::lanes> wide;
-                        for (std::size_t l = 0; l < expr::lanes; ++l) wide[l] = raw[l];
+                        for (std::size_t l = 0; l < expr::lanes; ++l) wide[l] = static_cast<L>(raw[l]);
                         v = xsimd::batch<L, expr::arch>::load_aligned(wide.data());
                     }
                 } else {
@@ -207,6 +207,21 @@ Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const Ma
         }
     });
     return ok_status();
+}
+
+/// The plain-integer kernel of an op (ops/op.hpp PlainInts): the expression `make(std::type_identity<T>{})` for T the
+/// C++ type of integer dtype `dtype`, range-proved (expr::prove_ranges: ring nodes under a wrap are exempt), mapped
+/// over `inputs` into a new tensor of that dtype and `shape`, without quantization.
+template <class Make>
+Result<Tensor> run_plain_int_map(DType dtype, Make&& make, std::span<const Tensor> inputs, const Shape& shape,
+                                 const MapOptions& opt, const std::string& what) {
+    return visit_int_dtype(dtype, [&](auto tag) -> Result<Tensor> {
+        const auto e = make(tag);
+        JANUS_CHECK(expr::prove_ranges(e, {}, what));
+        Tensor y = Tensor::zeros(dtype, shape);
+        JANUS_CHECK(run_map(e, inputs, y, opt, what));
+        return y;
+    });
 }
 
 }  // namespace janus::ops

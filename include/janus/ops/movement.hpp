@@ -631,7 +631,7 @@ struct Pad {
         std::vector<double> v;
         return visit_dtype(out.dtype, [&](auto tag) -> Result<std::vector<double>> {
             using T = typename decltype(tag)::type;
-            if constexpr (std::is_same_v<T, float>) {
+            if constexpr (expr::is_float_v<T>) {
                 v.push_back(static_cast<double>(value));
             } else {
                 if (std::isnan(value))

@@ -200,6 +200,7 @@ inline Status require_output_quant(const TensorType& out, const std::string& wha
 /// The kernel family of an op's inputs.
 enum class InputKind {
     float32,    ///< every input float32
+    float16,    ///< every input float16 (PlainInts::all_float16 ops): float lanes, each result rounded to float16
     quantized,  ///< every input quantized (int8/uint8 with QuantParams), one storage dtype
     plain_int,  ///< every input a plain integer tensor (integer dtype, no QuantParams), one dtype
 };
@@ -207,18 +208,20 @@ enum class InputKind {
 /// Which plain (non-quantized) integer dtypes an op takes, besides float32 and quantized int8/uint8. Opt-in: an op
 /// that does not name a set refuses plain integers with rule float-or-quantized.
 enum class PlainInts {
-    none,   ///< float32 and quantized only
-    bytes,  ///< also plain int8 / uint8 (MaxPool)
-    all,    ///< also plain int8 / uint8 / int32 / int64 (Add, Sub, Mul, Min, Max, Clip)
+    none,         ///< float32 and quantized only
+    bytes,        ///< also plain int8 / uint8 (MaxPool)
+    all,          ///< also every plain integer dtype: int8, uint8, int16, uint16, int32, uint32, int64 (Clip)
+    all_float16,  ///< as `all`, and float16 (Add, Sub, Mul, Min, Max)
 };
 
 inline bool plain_int_allowed(DType d, PlainInts p) {
-    if (d == DType::f32 || p == PlainInts::none) return false;
-    return p == PlainInts::all || is_quantized_storage(d);
+    if (is_float_dtype(d) || p == PlainInts::none) return false;
+    return p != PlainInts::bytes || is_quantized_storage(d);
 }
 
-/// The inputs' kernel family: every input float32; every input quantized with the same storage dtype; or (when `plain`
-/// allows the dtype) every input a plain integer tensor of the same dtype. Rules: float-or-quantized (a dtype the op
+/// The inputs' kernel family: every input float32; every input quantized with the same storage dtype; (when `plain`
+/// allows the dtype) every input a plain integer tensor of the same dtype; or (PlainInts::all_float16) every input
+/// float16. Rules: float-or-quantized (a dtype the op
 /// does not take), quantized-input / same-storage-dtype (as before), plain-and-quantized (a plain integer tensor
 /// with a quantized one: their integers mean different things, nothing converts one into the other).
 inline Result<InputKind> classify_input_kinds(std::span<const TensorType> in, const std::string& what,
@@ -229,7 +232,7 @@ inline Result<InputKind> classify_input_kinds(std::span<const TensorType> in, co
         std::size_t q = in.size(), p = in.size();
         for (std::size_t k = 0; k < in.size(); ++k) {
             if (in[k].quantized() && q == in.size()) q = k;
-            if (!in[k].quantized() && in[k].dtype != DType::f32 && p == in.size()) p = k;
+            if (!in[k].quantized() && !is_float_dtype(in[k].dtype) && p == in.size()) p = k;
         }
         if (q < in.size() && p < in.size())
             return make_error(w(std::max(q, p)), "", "plain-and-quantized",
@@ -238,7 +241,14 @@ inline Result<InputKind> classify_input_kinds(std::span<const TensorType> in, co
     }
     const bool q = in[0].quantized();
     const bool p = !q && plain_int_allowed(in[0].dtype, plain);
+    const bool half = plain == PlainInts::all_float16 && in[0].dtype == DType::f16;
     for (std::size_t k = 0; k < in.size(); ++k) {
+        if (half || (plain == PlainInts::all_float16 && in[k].dtype == DType::f16)) {
+            if (in[k].dtype != in[0].dtype)
+                return make_error(w(k), "", "same-storage-dtype", "mixes " + std::string(dtype_name(in[0].dtype)) +
+                                                                      " and " + std::string(dtype_name(in[k].dtype)));
+            continue;
+        }
         if (q) {
             JANUS_CHECK(require_quantized(in[k], w(k), true));
         } else if (!in[k].quantized() && plain_int_allowed(in[k].dtype, plain)) {
@@ -246,9 +256,11 @@ inline Result<InputKind> classify_input_kinds(std::span<const TensorType> in, co
                 return make_error(w(k), "", "same-storage-dtype", "mixes " + std::string(dtype_name(in[0].dtype)) +
                                                                       " and " + std::string(dtype_name(in[k].dtype)));
         } else if (in[k].dtype != DType::f32) {
-            const std::string plain_text = plain == PlainInts::all     ? ", or a plain int8/uint8/int32/int64 tensor"
-                                           : plain == PlainInts::bytes ? ", or a plain int8/uint8 tensor"
-                                                                       : "";
+            const std::string plain_text =
+                plain == PlainInts::all_float16 ? ", a float16 tensor, or a plain integer tensor (int8 to int64)"
+                : plain == PlainInts::all       ? ", or a plain integer tensor (int8 to int64)"
+                : plain == PlainInts::bytes     ? ", or a plain int8/uint8 tensor"
+                                                : "";
             return make_error(w(k), "", "float-or-quantized",
                               "expected float32 or a quantized int8/uint8 tensor" + plain_text + ", got " +
                                   in[k].str());
@@ -257,7 +269,7 @@ inline Result<InputKind> classify_input_kinds(std::span<const TensorType> in, co
             return make_error(w(k), "", "same-storage-dtype", "mixes " + std::string(dtype_name(in[0].dtype)) +
                                                                   " and " + std::string(dtype_name(in[k].dtype)));
     }
-    return q ? InputKind::quantized : p ? InputKind::plain_int : InputKind::float32;
+    return half ? InputKind::float16 : q ? InputKind::quantized : p ? InputKind::plain_int : InputKind::float32;
 }
 
 /// Every input float32, or every input quantized with the same storage dtype: the two kernel families of this issue

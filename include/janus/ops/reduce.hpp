@@ -64,7 +64,7 @@ auto eval_pre_at(const Pre& pre, DType dt, const std::byte* p) {
     expr::ScalarArgs a;
     visit_dtype(dt, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if constexpr (std::is_same_v<T, float>) a.f[0] = load_lane<float>(p);
+        if constexpr (expr::is_float_v<T>) a.f[0] = load_lane<T>(p);
         else if constexpr (expr::is_int_v<T>) a.i[0] = load_lane<T>(p);
     });
     return pre.eval(a);

@@ -77,6 +77,17 @@ inline bool is_unary_elementwise(std::string_view name) {
     return r;
 }
 
+/// The dtypes the op called `name` takes besides float32 and quantized int8/uint8 (its `plain_integers`, else none).
+inline PlainInts plain_types_of(std::string_view name) {
+    PlainInts r = PlainInts::none;
+    for_each_op([&](auto t) {
+        using O = typename decltype(t)::type;
+        if constexpr (requires { O::plain_integers; })
+            if (O::name.view() == name) r = O::plain_integers;
+    });
+    return r;
+}
+
 namespace detail {
 template <class... O>
 constexpr std::array<std::string_view, sizeof...(O)> names_of(boost::hana::basic_type<O>...) {

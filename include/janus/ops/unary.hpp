@@ -6,7 +6,7 @@
 //     output quantization is the caller's, seed A10).
 //   - plain-integer kernel, only for an op that declares `plain_integers` (a PlainInts set, ops/op.hpp; the others
 //     refuse plain integers with rule float-or-quantized): map(math(in0)) on the integer lanes of T, the same math
-//     with its constants in T (Clip: int8, uint8, int32, int64). The output is T without quantization.
+//     with its constants in T (Clip: every integer dtype, int8 to int64). The output is T without quantization.
 // NaN handling follows ONNX/numpy: NaN propagates through Abs, Neg, Sign, Relu, Clip, LeakyRelu; the comparisons are
 // written so that a NaN operand selects the NaN (x), never a clamp bound.
 #include <algorithm>
@@ -58,19 +58,9 @@ struct unary_elementwise {
                 const TensorType t = type_of(in[0]);
                 JANUS_CHECK(classify_input_kinds(std::span<const TensorType>(&t, 1), op_what<Derived>(), plain_ints()));
                 JANUS_CHECK(require_plain_output(out, in[0].dtype, op_what<Derived>()));
-                return visit_dtype(in[0].dtype, [&](auto tag) -> Result<Tensor> {
-                    using T = typename decltype(tag)::type;
-                    if constexpr (std::is_same_v<T, float>) {
-                        return make_error(op_what<Derived>(), "", "float-or-quantized",
-                                          "float32 in the plain-integer kernel");  // not reached: float32 ran above
-                    } else {
-                        const auto e = f(expr::In<0, T>{});
-                        JANUS_CHECK(expr::prove_ranges(e, {}, op_what<Derived>()));
-                        Tensor y = Tensor::zeros(out.dtype, in[0].shape());
-                        JANUS_CHECK(run_map(e, in, y, mo, op_what<Derived>()));
-                        return y;
-                    }
-                });
+                return run_plain_int_map(
+                    in[0].dtype, [&](auto tag) { return f(expr::In<0, typename decltype(tag)::type>{}); }, in,
+                    in[0].shape(), mo, op_what<Derived>());
             }
         }
         JANUS_CHECK(require_quantized(type_of(in[0]), op_what<Derived>(0)));
@@ -139,7 +129,7 @@ struct Relu : unary_elementwise<Relu> {
 };
 
 /// Clip (opset 13: min and max are optional constant inputs, folded into attributes). Relu6 is Clip(0, 6).
-/// Takes float32, quantized int8/uint8 (bounds `min`, `max`: real values) and plain int8/uint8/int32/int64 (bounds
+/// Takes float32, quantized int8/uint8 (bounds `min`, `max`: real values) and plain integers, int8 to int64 (bounds
 /// `min_int`, `max_int`: ONNX Clip-13 bounds have the input's type; the importer folds an integer constant bound
 /// into them). A missing bound is the type's limit (+-inf, or T's range: an integer bound is clamped to T's range,
 /// which changes no result). Bounds of the other kind than the input's are refused (rule clip-bound-type).

@@ -239,26 +239,16 @@ inline std::string section_name(std::uint32_t kind) {
     return "kind " + std::to_string(kind);
 }
 
-/// dtype codes in the file: ONNX TensorProto.DataType values.
-constexpr std::uint8_t dtype_code(DType d) {
-    switch (d) {
-        case DType::f32:
-            return 1;
-        case DType::u8:
-            return 2;
-        case DType::i8:
-            return 3;
-        case DType::i32:
-            return 6;
-        case DType::i64:
-            return 7;
-    }
-    return 0;
-}
-constexpr std::optional<DType> dtype_from_code(std::uint8_t c) {
-    for (DType d : {DType::i8, DType::u8, DType::i32, DType::i64, DType::f32})
-        if (dtype_code(d) == c) return d;
-    return std::nullopt;
+/// dtype codes in the file: ONNX TensorProto.DataType values (core/dtype.hpp's table).
+constexpr std::uint8_t dtype_code(DType d) { return static_cast<std::uint8_t>(dtype_onnx_code(d)); }
+constexpr std::optional<DType> dtype_from_code(std::uint8_t c) { return dtype_from_onnx_code(c); }
+/// "ONNX codes 1 float32, 2 uint8, ...", in code order: the bad-dtype message.
+inline std::string dtype_codes_text() {
+    std::string s = "ONNX codes";
+    for (int c = 0; c < 256; ++c)
+        if (const auto d = dtype_from_code(static_cast<std::uint8_t>(c)))
+            s += (s.size() > 10 ? ", " : " ") + std::to_string(c) + " " + std::string(dtype_name(*d));
+    return s;
 }
 
 /// The fixed 96-byte header.
@@ -610,7 +600,7 @@ Status transfer_dtype(Ar& ar, D& d, const std::string& what) {
     const auto dt = format::dtype_from_code(code);
     JANUS_CHECK(ar.require(dt.has_value(), at, "io-dtype", [&] {
         return what + " code " + dec(code) +
-               " is not a package dtype (ONNX codes 1 float32, 2 uint8, 3 int8, 6 int32, 7 int64)";
+               " is not a package dtype (" + format::dtype_codes_text() + ")";
     }));
     if constexpr (Ar::reading) d = *dt;
     return ok_status();
