@@ -21,13 +21,21 @@
 //     A buffer set, ACC set or output set is reused two steps later; the reuse is ordered through the DMA queue
 //     (the store of step i precedes the A load of step i+2 there, and every later user waits on that load), so
 //     each step spends exactly three signals, each waited for once.
+//   - Batch (MatmulOptions::batch, a rank-3 MatMul [B, M, K] x [B, K, N] or either side broadcast): one kernel for
+//     the G products, the same steps with per-product base offsets (A_g = A + g * a_stride, Y_g = Y + g * y_stride).
+//     The weights hold G packed K x N blocks, one per product, or one block shared by all; B tiles are numbered
+//     block-major (w * ntiles + j) and double buffered as soon as there are two. The steps run over the B tiles in
+//     order and, for each, over the row tiles that use it: product w's M tiles, or with shared weights the M tiles
+//     of every product in turn (each N tile of B is then loaded once for the whole batch). Every product shares the
+//     plan (zero points, multipliers, tables): the batch axis carries no quantization axis (ops/matmul.hpp).
 // Contract: A rows and Y rows have a 16-B aligned pitch >= their width rounded up to 16 (padding content is
 // arbitrary in A, unspecified in Y). B's zero points: the MAC array subtracts A's only, so B holds b - zp_b[n] in int8
 // parts (emit/weights.hpp), packed one Kp x nt block per part in the tile, one mac.mma per part after the mac.mm.
 // Refused with a rule (the host runs these): lower-matmul-zero-point (A's zero point is not one value),
 // lower-matmul-per-row (per-row multipliers: VEC requantizes per column), lower-matmul-alpha (negative alpha),
-// lower-matmul-layout (a pitch or shape that breaks the contract), lower-matmul-budget (a Kp x 16 B tile and its
-// A rows do not fit the free LMEM: K is not tiled yet).
+// lower-matmul-layout (a pitch or shape that breaks the contract, a batch whose strides are not multiples of 16,
+// whose Y matrices overlap or whose weights are neither one K x N block nor one per product), lower-matmul-budget (a
+// Kp x 16 B tile and its A rows do not fit the free LMEM: K is not tiled yet).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -49,6 +57,17 @@ struct DramMatrix {
     std::int64_t rows = 0, cols = 0, pitch = 0;
 };
 
+/// A batch of products for lower_matmul (a rank-3 MatMul, numpy broadcasting over the batch axis): `count` products
+/// Y_g = requantize(A_g B_g), g = 0 .. count-1. A_g is the `a` matrix moved by g * a_stride bytes (a_stride 0: one A
+/// for every product, an [M, K] left operand broadcast over a [B, K, N] right one), Y_g the `y` matrix moved by
+/// g * y_stride bytes; B_g is the g-th K x N block of the weights when they hold count * K * N values, or the one
+/// K x N block for every product when they hold K * N. Strides are multiples of 16 and Y matrices do not overlap.
+struct MatmulBatch {
+    std::int64_t count = 1;
+    std::int64_t a_stride = 0;  ///< bytes between A_g and A_g+1; 0: A is broadcast
+    std::int64_t y_stride = 0;  ///< bytes between Y_g and Y_g+1 (>= y.rows * y.pitch when count > 1)
+};
+
 struct MatmulOptions {
     std::int64_t max_n_tile = 0;  ///< 0: as wide as LMEM allows
     std::int64_t max_m_tile = 0;  ///< 0: as tall as LMEM and ACC allow
@@ -56,6 +75,7 @@ struct MatmulOptions {
     /// A fused elementwise op after the requantization (seed B11: MatMul + Sigmoid): its int8 -> int8 table is
     /// applied by lut.apply to each output tile in LMEM before the store (lower_matmul and lower_matmul_left).
     std::optional<expr::Table256> lut = std::nullopt;
+    MatmulBatch batch = {};  ///< lower_matmul only: a batch of products sharing the plan (default: one product)
 };
 
 template <numeric::RoundingMode R = numeric::default_rounding>
@@ -65,9 +85,21 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     const std::string what = b.name() + ": matmul";
     const std::int64_t M = a.rows, Kp = round16(K), Np = round16(N);
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
-    if (a.cols != K || y.rows != M || y.cols != N || static_cast<std::int64_t>(weights.size()) != K * N || M < 1 ||
-        K < 1 || N < 1 || a.pitch % 16 != 0 || a.pitch < Kp || y.pitch % 16 != 0 || y.pitch < Np ||
-        a.offset % 16 != 0 || y.offset % 16 != 0)
+    // the batch (MatmulBatch): G products, B_g one block per product (wsets = G) or one block for all (wsets = 1)
+    const MatmulBatch& batch = opt.batch;
+    const std::int64_t G = batch.count, wn = static_cast<std::int64_t>(weights.size());
+    const bool shared = wn == K * N;
+    if (G < 1 || batch.a_stride < 0 || batch.a_stride % 16 != 0 || batch.y_stride % 16 != 0 ||
+        (G > 1 && batch.y_stride < M * y.pitch) || (!shared && wn != G * K * N))
+        return refuse("lower-matmul-layout",
+                      "a batch of " + std::to_string(G) + " products, A " + std::to_string(batch.a_stride) +
+                          " B and Y " + std::to_string(batch.y_stride) + " B apart, " + std::to_string(wn) +
+                          " weights for K " + std::to_string(K) + " x N " + std::to_string(N) +
+                          ": strides must be multiples of 16, Y matrices must not overlap, and the weights hold one "
+                          "K x N block or one per product");
+    const std::int64_t wsets = shared ? 1 : G;
+    if (a.cols != K || y.rows != M || y.cols != N || M < 1 || K < 1 || N < 1 || a.pitch % 16 != 0 || a.pitch < Kp ||
+        y.pitch % 16 != 0 || y.pitch < Np || a.offset % 16 != 0 || y.offset % 16 != 0)
         return refuse("lower-matmul-layout",
                       "A " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " pitch " +
                           std::to_string(a.pitch) + ", B " + std::to_string(K) + "x" + std::to_string(N) + ", Y " +
@@ -96,7 +128,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         opt.max_n_tile > 0 ? std::min(Np, round16(opt.max_n_tile)) : std::min<std::int64_t>(Np, 16384);
     const auto tables_bytes = [&](std::int64_t t) { return ((Np + t - 1) / t) * 16 + 16 * ((Np + t - 1) / t) * t; };
     const auto fits = [&](std::int64_t t, std::int64_t m) {
-        const std::int64_t bsets = t < Np ? 2 : 1;
+        const std::int64_t bsets = t < Np || wsets > 1 ? 2 : 1;
         return bsets * P * Kp * t + 2 * m * Kp + 2 * m * t + tables_bytes(t) <= free &&
                2 * m * t * 4 <= vnpu::sim::acc_size;
     };
@@ -111,11 +143,12 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         while (m > 1 && !fits(t, m)) --m;
         const double nts = static_cast<double>((Np + t - 1) / t), mts = static_cast<double>((M + m - 1) / m);
         const double kb = static_cast<double>(Kp / 16), tb = static_cast<double>(t / 16), md = static_cast<double>(m);
-        const double mac = nts * mts * static_cast<double>(P) * (kb * tb * (16 + md) + 8);
+        const double g = static_cast<double>(G), ws = static_cast<double>(wsets);
+        const double mac = g * nts * mts * static_cast<double>(P) * (kb * tb * (16 + md) + 8);
         const double load_a = 64 + md * (2 + kb), store = 64 + md * (2 + tb);
         const double dma =
-            nts * (66 + static_cast<double>(P) * kb * static_cast<double>(t)) + nts * mts * (load_a + store);
-        const double vec = nts * mts * (4 + md * tb);
+            ws * nts * (66 + static_cast<double>(P) * kb * static_cast<double>(t)) + g * nts * mts * (load_a + store);
+        const double vec = g * nts * mts * (4 + md * tb);
         const double score = std::max({mac, dma, vec}) + load_a + store;
         if (nt == 0 || score < best) nt = t, mt = m, best = score;
     }
@@ -123,24 +156,32 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         return refuse("lower-matmul-budget", "a " + std::to_string(Kp) +
                                                  " x 16 B tile of B with one row of A does not fit the " +
                                                  std::to_string(free) + " B of free LMEM (K is not tiled yet)");
-    const std::int64_t ntiles = (Np + nt - 1) / nt, mtiles = (M + mt - 1) / mt;
-    b.note(what + ": " + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N) + " as " +
-           std::to_string(mtiles) + " M tile(s) of " + std::to_string(mt) + " x " + std::to_string(ntiles) +
-           " N tile(s) of " + std::to_string(nt) + (ntiles == 1 ? "; B loaded once" : "; B double buffered") +
-           "; modelled " + std::to_string(static_cast<std::int64_t>(best)) + " cycles");
+    const std::int64_t ntiles = (Np + nt - 1) / nt, mtiles = (M + mt - 1) / mt, btiles = wsets * ntiles;
+    b.note(what + ": " + (G > 1 ? std::to_string(G) + " x " : std::string()) + std::to_string(M) + "x" +
+           std::to_string(K) + "x" + std::to_string(N) + " as " + std::to_string(mtiles) + " M tile(s) of " +
+           std::to_string(mt) + " x " + std::to_string(ntiles) + " N tile(s) of " + std::to_string(nt) +
+           (btiles == 1 ? "; B loaded once" : "; B double buffered") + "; modelled " +
+           std::to_string(static_cast<std::int64_t>(best)) + " cycles");
+    if (G > 1)
+        b.note(what + ": a batch of " + std::to_string(G) + " products, A " +
+               (batch.a_stride == 0 ? std::string("broadcast") : std::to_string(batch.a_stride) + " B apart") + ", B " +
+               (shared ? std::string("shared (each N tile loaded once for the batch)") : "one per product") + ", Y " +
+               std::to_string(batch.y_stride) + " B apart");
 
     if (P > 1)
         b.note(what + ": B's zero points: b - zp_b in " + std::to_string(P) + " int8 parts, " + std::to_string(P) +
                " MACs per step");
 
-    // ---- constants: packed B tiles (part p: the tile's p-th Kp x nt block), then the requantization tables
+    // ---- constants: packed B tiles, tile w * ntiles + j for block w (part p: the tile's p-th Kp x nt block), then
+    // the requantization tables (one per N tile: every product shares the plan)
     std::vector<std::uint32_t> b_at, t_at;
-    for (std::int64_t j = 0; j < ntiles; ++j) {
+    for (std::int64_t bt = 0; bt < btiles; ++bt) {
+        const std::int64_t j = bt % ntiles, base = bt / ntiles * K * N;
         std::vector<std::uint8_t> tile(static_cast<std::size_t>(P * Kp * nt), 0);
         for (std::int64_t p = 0; p < P; ++p)
             for (std::int64_t k = 0; k < K; ++k)
                 for (std::int64_t n = 0; n < nt && j * nt + n < N; ++n) {
-                    const std::int32_t d = weights[static_cast<std::size_t>(k * N + j * nt + n)] -
+                    const std::int32_t d = weights[static_cast<std::size_t>(base + k * N + j * nt + n)] -
                                            plan.zp_b[static_cast<std::size_t>(j * nt + n)];
                     tile[static_cast<std::size_t>((p * Kp + k) * nt + n)] =
                         static_cast<std::uint8_t>(weight_part(d, static_cast<int>(p)));
@@ -152,7 +193,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "matmul rq tables"));
 
     // ---- buffers, registers, events
-    const int bsets = ntiles > 1 ? 2 : 1;
+    const std::int64_t bsets = btiles > 1 ? 2 : 1;
     std::vector<Buffer> bufs;
     std::vector<Reg> rb, ra, ro, racc;
     const auto make = [&](Mem mem, std::int64_t bytes, const std::string& name, std::vector<Reg>& regs) -> Status {
@@ -163,7 +204,8 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         regs.push_back(std::move(r));
         return ok_status();
     };
-    for (int s = 0; s < bsets; ++s) JANUS_CHECK(make(Mem::lmem, P * Kp * nt, "matmul B set " + std::to_string(s), rb));
+    for (std::int64_t s = 0; s < bsets; ++s)
+        JANUS_CHECK(make(Mem::lmem, P * Kp * nt, "matmul B set " + std::to_string(s), rb));
     for (int s = 0; s < 2; ++s) {
         JANUS_CHECK(make(Mem::lmem, mt * Kp, "matmul A set " + std::to_string(s), ra));
         JANUS_CHECK(make(Mem::lmem, mt * nt, "matmul out set " + std::to_string(s), ro));
@@ -187,34 +229,43 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         vv[static_cast<std::size_t>(s)] = std::move(e3);
     }
 
-    // ---- the steps: (j, i) in N-major order
-    const std::int64_t steps = ntiles * mtiles;
+    // ---- the steps: for each B tile (block w, N tile j; block-major), the row tiles that use it: the M tiles of
+    // product w, or, with shared weights, the M tiles of every product in turn (B is loaded once per N tile)
+    const std::int64_t rtiles = shared ? G * mtiles : mtiles, steps = btiles * rtiles;
+    struct Step {
+        std::int64_t bt, j, g, i;  ///< B tile, its N tile, the product, its M tile
+    };
+    const auto step_of = [&](std::int64_t step) {
+        const std::int64_t bt = step / rtiles, r = step % rtiles;
+        return Step{bt, bt % ntiles, shared ? r / mtiles : bt / ntiles, r % mtiles};
+    };
     const auto rows_of = [&](std::int64_t i) { return std::min(mt, M - i * mt); };
     const auto cfg = [&](std::int64_t rows, std::int64_t src, std::int64_t dst) {
         return b.emit("dma.cfg", {rows, src, dst});
     };
     const auto load_step = [&](std::int64_t step) -> Status {
-        const std::int64_t j = step / mtiles, i = step % mtiles;
+        const Step t = step_of(step);
         const auto s = static_cast<std::size_t>(step % 2);
-        if (i == 0) {  // a new N tile: its packed B (one contiguous transfer)
+        if (step % rtiles == 0) {  // a new B tile: its packed block (one contiguous transfer)
             JANUS_CHECK(cfg(1, 0, 0));
-            JANUS_CHECK(b.emit("li", {rd, b_at[static_cast<std::size_t>(j)]}));
-            JANUS_CHECK(b.emit("dma.load", {rb[static_cast<std::size_t>(j % bsets)], 0, rd, P * Kp * nt}));
+            JANUS_CHECK(b.emit("li", {rd, b_at[static_cast<std::size_t>(t.bt)]}));
+            JANUS_CHECK(b.emit("dma.load", {rb[static_cast<std::size_t>(t.bt % bsets)], 0, rd, P * Kp * nt}));
         }
-        JANUS_CHECK(cfg(rows_of(i), a.pitch, Kp));
-        JANUS_CHECK(b.emit("li", {rd, static_cast<std::int64_t>(a.offset) + i * mt * a.pitch}));
+        JANUS_CHECK(cfg(rows_of(t.i), a.pitch, Kp));
+        JANUS_CHECK(
+            b.emit("li", {rd, static_cast<std::int64_t>(a.offset) + t.g * batch.a_stride + t.i * mt * a.pitch}));
         return b.emit("dma.load", {ra[s], a.region, rd, Kp}, Sync{nullptr, &la[s]});
     };
     JANUS_CHECK(load_step(0));
     for (std::int64_t step = 0; step < steps; ++step) {
-        const std::int64_t j = step / mtiles, i = step % mtiles, rows = rows_of(i);
-        const auto s = static_cast<std::size_t>(step % 2);
+        const Step t = step_of(step);
+        const std::int64_t j = t.j, i = t.i, rows = rows_of(i);
+        const auto s = static_cast<std::size_t>(step % 2), bs = static_cast<std::size_t>(t.bt % bsets);
         if (step + 1 < steps) JANUS_CHECK(load_step(step + 1));
         JANUS_CHECK(b.emit("mac.cfg", {rows, Kp, nt, Kp}));
-        JANUS_CHECK(b.emit("mac.mm", {racc[s], ra[s], rb[static_cast<std::size_t>(j % bsets)], plan.zp_a[0]},
-                           Sync{&la[s], P == 1 ? &mm[s] : nullptr}));
+        JANUS_CHECK(b.emit("mac.mm", {racc[s], ra[s], rb[bs], plan.zp_a[0]}, Sync{&la[s], P == 1 ? &mm[s] : nullptr}));
         for (std::int64_t p = 1; p < P; ++p) {
-            JANUS_CHECK(b.emit("li", {*rpart, bufs[static_cast<std::size_t>(j % bsets)].address() + p * Kp * nt}));
+            JANUS_CHECK(b.emit("li", {*rpart, bufs[bs].address() + p * Kp * nt}));
             JANUS_CHECK(b.emit("mac.mma", {racc[s], ra[s], *rpart, plan.zp_a[0]},
                                Sync{nullptr, p + 1 == P ? &mm[s] : nullptr}));
         }
@@ -223,7 +274,8 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         if (epi) JANUS_CHECK(b.emit("lut.apply", {ro[s], ro[s], epi->slot, rows * nt}, Sync{&vv[s], &epi->applied[s]}));
         const std::int64_t width = std::min(nt, Np - j * nt);
         JANUS_CHECK(cfg(rows, nt, y.pitch));
-        JANUS_CHECK(b.emit("li", {rd, static_cast<std::int64_t>(y.offset) + i * mt * y.pitch + j * nt}));
+        JANUS_CHECK(
+            b.emit("li", {rd, static_cast<std::int64_t>(y.offset) + t.g * batch.y_stride + i * mt * y.pitch + j * nt}));
         JANUS_CHECK(b.emit("dma.store", {y.region, rd, ro[s], width}, Sync{epi ? &epi->applied[s] : &vv[s], nullptr}));
     }
     txn.commit();
@@ -244,8 +296,8 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
 /// s+1's DMA and MAC work is dispatched before step s's VEC and store work. Sets are reused two steps later, ordered
 /// through the DMA queue as in lower_matmul.
 /// Refused: lower-matmul-zero-point (W's zero point is not 0, or X's varies by column), lower-matmul-per-column
-/// (per-column multipliers: the rows carry the scales here), lower-matmul-alpha, lower-matmul-layout,
-/// lower-matmul-budget.
+/// (per-column multipliers: the rows carry the scales here), lower-matmul-alpha, lower-matmul-layout (also a
+/// MatmulOptions::batch of more than one product: batches are lower_matmul's), lower-matmul-budget.
 template <numeric::RoundingMode R = numeric::default_rounding>
 Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span<const std::int8_t> weights,
                          std::int64_t M, std::int64_t K, const DramMatrix& x, const DramMatrix& y,
@@ -253,6 +305,9 @@ Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span
     const std::string what = b.name() + ": matmul (weight on the left)";
     const std::int64_t N = x.cols, Kp = round16(K), Np = round16(N);
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
+    if (opt.batch.count != 1)
+        return refuse("lower-matmul-layout", "a batch of " + std::to_string(opt.batch.count) +
+                                                 " products: only lower_matmul (the weight on the right) takes one");
     if (x.rows != K || y.rows != M || y.cols != N || static_cast<std::int64_t>(weights.size()) != M * K || M < 1 ||
         K < 1 || N < 1 || x.pitch % 16 != 0 || x.pitch < Np || y.pitch % 16 != 0 || y.pitch < Np ||
         x.offset % 16 != 0 || y.offset % 16 != 0 || plan.zp_b.size() != static_cast<std::size_t>(N))

@@ -154,13 +154,16 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "lower-conv-budget: a stuffed row beyond LMEM",
      "emit_conv/conv_transpose.cpp"},
     {"MatMul", Support::partial,
-     "lower_matmul (mac.mm + vec.rq, B packed at compile time); lower_matmul_left (the weight on the left, seed B12)",
+     "lower_matmul (mac.mm + vec.rq, B packed at compile time; MatmulOptions::batch: a batch of products in one "
+     "kernel); lower_matmul_left (the weight on the left, seed B12)",
      "int8 activations times a constant int8 weight on either side: A [M, K] x B [K, N] with per-tensor or per-column "
-     "scales and zero points (b - zp_b in int8 parts, one MAC each), or W [M, K] x X [K, N] with per-tensor or "
+     "scales and zero points (b - zp_b in int8 parts, one MAC each), batched with numpy broadcasting ([B, M, K] x "
+     "[B, K, N], [K, N] or [1, K, N]; [M, K] or [1, M, K] x [B, K, N]), or W [M, K] x X [K, N] with per-tensor or "
      "per-row scales",
      "lower-matmul-zero-point: the activation's zero point varies by row (column), or W's on the left is not 0; "
      "lower-matmul-per-row, lower-matmul-per-column: multipliers along the activation's axis; lower-matmul-budget: a "
-     "Kp x 16 tile beyond LMEM (K is not tiled yet); not lowered yet: two activation operands",
+     "Kp x 16 tile beyond LMEM (K is not tiled yet); lower-matmul-layout: also a malformed batch, or a batch with the "
+     "weight on the left; not lowered yet: two activation operands",
      "emit/matmul.cpp"},
     {"Gemm", Support::partial, "lower_matmul with C as a per-column bias",
      "alpha > 0, a constant B (for transB the caller passes B transposed), C of shape [N] with beta == alpha",

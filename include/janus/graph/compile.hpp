@@ -49,6 +49,7 @@ inline std::string node_text(const Graph& g, std::size_t k) {
 inline std::optional<std::vector<std::int64_t>> strides_of(const Placement& p) {
     if (p.form == Placement::Form::image)
         return std::vector<std::int64_t>{p.h * p.w * p.pitch, 1, p.w * p.pitch, p.pitch};
+    if (p.form == Placement::Form::stack) return std::vector<std::int64_t>{p.h * p.pitch, p.pitch, 1};
     if (!p.columns.empty()) return std::nullopt;
     return std::vector<std::int64_t>{p.pitch, 1};
 }

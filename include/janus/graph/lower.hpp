@@ -15,8 +15,18 @@
 //   - Layout (seed B3). A rank-4 [1, C, H, W] value is an NHWC image, pixels round16(C) bytes apart (the padding
 //     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. Flatten or
 //     Reshape of an image to [1, C*H*W] is a view of the same bytes and emits no code: its logical column
-//     c*H*W + p is byte p*pitch + c, and a MatMul / Gemm reading it permutes its constant weight rows to match. Any
-//     other rank, or a batch other than 1, is refused (lower-layout).
+//     c*H*W + p is byte p*pitch + c, and a MatMul / Gemm reading it permutes its constant weight rows to match. A
+//     rank-3 [B, M, K] value is a stack: B matrices, each laid out as the rank-2 form (M rows round16(K) bytes
+//     apart), batch after batch with no gap, so element [b, m, k] is byte (b*M + m)*round16(K) + k and the stack's
+//     bytes are those of the matrix [B*M, K]. Any other rank, or an image batch other than 1, is refused
+//     (lower-layout).
+//   - Batched MatMul (a rank-3 output): activations [B, M, K] (a stack) or [M, K] (a matrix, broadcast over the
+//     batch) times a constant weight [B, K, N] or [K, N] (numpy broadcasting; a batch of 1 broadcasts) lower as one
+//     emit::lower_matmul kernel over the B products (MatmulOptions::batch: per-product base offsets, B blocks packed
+//     one per product or shared). Refused: a rank-3 product with the weight on the left, or operands of another
+//     form (lower-matmul-batch); two activations (lower-matmul-operands), as for rank 2. Elementwise ops, LUTs and
+//     Requantize stream a stack's bytes like a matrix's (same_layout compares the batch); data movement sees it as
+//     the row-major array [B, M, K], and a Reshape between stacks and matrices is a row-major copy or view.
 //   - Data movement, reductions, Resize (lower_array_op): the op runs on its operands' physical arrays (an image is
 //     the row-major [1, H, W, C]) with its attributes renumbered from logical to physical axes; an op whose
 //     physical result is not the output's physical order is refused (lower-layout), and what the DMA cannot move
@@ -73,23 +83,28 @@ namespace janus::graph {
 
 /// Where and how the NPU keeps one value.
 struct Placement {
-    enum class Form : std::uint8_t { image, matrix };
+    /// image: [1, C, H, W] as NHWC; matrix: [M, K]; stack: [B, M, K], `batch` matrices one after the other.
+    enum class Form : std::uint8_t { image, matrix, stack };
     Form form = Form::image;
     int region = 1;
     std::uint32_t offset = 0;
-    std::int64_t h = 1, w = 1, c = 0;  ///< image: H x W pixels of C channels; matrix: h rows of c columns
-    std::int64_t pitch = 0;            ///< bytes between pixels (image) or rows (matrix)
+    std::int64_t h = 1, w = 1, c = 0;  ///< image: H x W pixels of C channels; matrix, stack: h rows of c columns
+    std::int64_t pitch = 0;            ///< bytes between pixels (image) or rows (matrix, stack)
+    std::int64_t batch = 1;            ///< stack: how many matrices (each h * pitch bytes, the next right after)
     /// Matrix only: the byte within a row of each logical column, when it is not the column itself (a flattened
     /// NHWC image: column c * H * W + pixel is at byte pixel * pitch + c). Empty: column j is byte j.
     std::vector<std::int64_t> columns;
-    std::int64_t bytes() const { return (form == Form::image ? h * w : h) * pitch; }
+    std::int64_t bytes() const { return (form == Form::image ? h * w : form == Form::stack ? batch * h : h) * pitch; }
     /// The columns a row physically has (the matrix an emitter sees).
     std::int64_t physical_columns() const { return columns.empty() ? c : pitch; }
     emit::DramImage image() const { return {region, offset, h, w, c, pitch}; }
+    /// A matrix, or a stack's first matrix (the next ones are matrix_bytes() further each).
     emit::DramMatrix matrix() const { return {region, offset, h, physical_columns(), pitch}; }
+    std::int64_t matrix_bytes() const { return h * pitch; }
     emit::DramTensor flat() const { return {region, offset, bytes(), 0}; }
     /// The byte holding element `i` (row-major over the logical shape: NCHW for an image).
     std::int64_t byte_of(std::int64_t i) const {
+        if (form == Form::stack) return (i / c) * pitch + i % c;  // row i / c of the B * h rows, matrix after matrix
         if (form == Form::matrix) return (i / c) * pitch + (columns.empty() ? i % c : columns[i % c]);
         return (i % (h * w)) * pitch + i / (h * w);
     }
@@ -102,6 +117,7 @@ struct Placement {
         if (form == Form::image)
             return s + "NHWC " + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) + ", pixels " +
                    std::to_string(pitch) + " B apart";
+        if (form == Form::stack) s += std::to_string(batch) + " matri" + (batch == 1 ? "x" : "ces") + " of ";
         s += std::to_string(h) + " row" + (h == 1 ? "" : "s") + " of " + std::to_string(c) + ", " +
              std::to_string(pitch) + " B apart";
         return columns.empty() ? s : s + ", column c*H*W+p at byte p*pixel pitch+c (a flattened NHWC image)";
@@ -111,7 +127,8 @@ struct Placement {
 /// Do two placements store the same logical elements at the same relative bytes (so that an elementwise op may
 /// stream them side by side)?
 inline bool same_layout(const Placement& a, const Placement& b) {
-    return a.form == b.form && a.h == b.h && a.w == b.w && a.c == b.c && a.pitch == b.pitch && a.columns == b.columns;
+    return a.form == b.form && a.h == b.h && a.w == b.w && a.c == b.c && a.pitch == b.pitch && a.batch == b.batch &&
+           a.columns == b.columns;
 }
 
 struct LowerOptions {
@@ -194,10 +211,14 @@ inline Result<Placement> shape_form(const Value& v, const std::string& what) {
     } else if (s.size() == 2) {
         p.form = Placement::Form::matrix;
         p.h = s[0], p.c = s[1];
+    } else if (s.size() == 3) {
+        p.form = Placement::Form::stack;
+        p.batch = s[0], p.h = s[1], p.c = s[2];
     } else {
         return make_error(what, v.name, "lower-layout",
-                          "the NPU keeps [1, C, H, W] values as NHWC images and [M, K] values as matrices; " + v.name +
-                              " is " + s.str());
+                          "the NPU keeps [1, C, H, W] values as NHWC images, [M, K] values as matrices and [B, M, K] "
+                          "values as stacks of matrices; " +
+                              v.name + " is " + s.str());
     }
     p.pitch = emit::round16(p.c);
     return p;
@@ -254,8 +275,8 @@ inline Result<std::shared_ptr<const expr::Table256>> unary_table(const Node& n, 
 }
 
 /// A placement as emit/movement.hpp's row-major array in PHYSICAL axis order: an image [1, C, H, W] is the array
-/// [1, H, W, C], a matrix [M, K] is itself. Physical axis j holds logical axis order[j]. A matrix whose columns are
-/// mapped (a flattened image's view) has no such array.
+/// [1, H, W, C], a matrix [M, K] or a stack [B, M, K] is itself. Physical axis j holds logical axis order[j]. A
+/// matrix whose columns are mapped (a flattened image's view) has no such array.
 struct PhysicalArray {
     emit::DramArray array;
     std::vector<std::int64_t> order;
@@ -271,6 +292,8 @@ inline Result<PhysicalArray> physical(const Placement& p, const ops::TensorType&
     std::vector<std::int64_t> shape;
     if (p.form == Placement::Form::image)
         a.order = {0, 2, 3, 1}, shape = {1, p.h, p.w, p.c};
+    else if (p.form == Placement::Form::stack)
+        a.order = {0, 1, 2}, shape = {p.batch, p.h, p.c};
     else
         a.order = {0, 1}, shape = {p.h, p.c};
     std::optional<numeric::QuantParams> q = t.quant;
@@ -299,8 +322,8 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
             if (o.order != y.order)
                 return make_error(what, "", "lower-layout",
                                   n.op +
-                                      " between an image and a matrix changes the physical axis order; it is not "
-                                      "lowered (run it with --engine ref)");
+                                      " between an image and a matrix or stack changes the physical axis order; it "
+                                      "is not lowered (run it with --engine ref)");
         return ok_status();
     };
     const auto reduce = [&]<class Op>(auto lower) -> Status {
@@ -353,6 +376,18 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
         how = "lower_resize";
         return emit::lower_resize(b, a, x.array, y.array);
     }
+    if (n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze") {
+        // matrices and stacks (any mix of them): the logical order is the physical one, row-major on both sides
+        if (x.order.size() == 4 || y.order.size() == 4)
+            return make_error(what, "", "lower-layout",
+                              n.op +
+                                  " to or from an image is lowered only as the flatten view [1, C, H, W] -> "
+                                  "[1, C*H*W] (run it with --engine ref)");
+        JANUS_TRY(auto a,
+                  attrs_of<ops::Reshape::Attrs>(ops::AttrMap{{"shape", y.array.shape}}, ops::Reshape::schema, what));
+        how = "lower_reshape";
+        return emit::lower_reshape(b, a, x.array, y.array);
+    }
     JANUS_CHECK(same_order());
     if (n.op == "Transpose") {
         JANUS_TRY(auto a, attrs_of<ops::Transpose::Attrs>(n.attrs, ops::Transpose::schema, what));
@@ -398,17 +433,6 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
         a.shape = y.array.shape;
         how = "lower_expand";
         return emit::lower_expand(b, a, x.array, y.array);
-    }
-    if (n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze") {
-        if (x.order != std::vector<std::int64_t>{0, 1})  // matrices: the logical order is the physical one
-            return make_error(what, "", "lower-layout",
-                              n.op +
-                                  " of an image is lowered only as the flatten view [1, C, H, W] -> "
-                                  "[1, C*H*W] (run it with --engine ref)");
-        JANUS_TRY(auto a,
-                  attrs_of<ops::Reshape::Attrs>(ops::AttrMap{{"shape", y.array.shape}}, ops::Reshape::schema, what));
-        how = "lower_reshape";
-        return emit::lower_reshape(b, a, x.array, y.array);
     }
     return make_error(what, "", "lower-op", n.op + " is not an array op");
 }
@@ -850,6 +874,11 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
             // seed B12: the weight on the left, Y = W X, lowered as it stands (emit::lower_matmul_left: the rows carry
             // the scales), not rewritten into a transposed product whose names and quantization axis would move
             const Value& wv = g.value(n.inputs[0]);
+            if (form.form == Placement::Form::stack || wv.type.shape.size() != 2)
+                return make_error(what, "", "lower-matmul-batch",
+                                  "a batched MatMul (rank 3) lowers with the constant weight on the right only; the "
+                                  "weight " +
+                                      wv.name + " " + wv.type.shape.str() + " is on the left");
             if (in_place(0).form != Placement::Form::matrix || !in_place(0).columns.empty())
                 return make_error(what, "", "lower-layout", "the activation on the right must be a matrix [K, N]");
             JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
@@ -859,15 +888,44 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
                             " K=" + std::to_string(wv.type.shape[1]));
             st = emit::lower_matmul_left(b, plan, const_data<std::int8_t>(wv), wv.type.shape[0], wv.type.shape[1],
                                          x.matrix(), y.matrix(), {0, 0, clamp_of(k), lut_of(k)});
+        } else if (n.op == "MatMul" && form.form == Placement::Form::stack && n.inputs.size() == 2 &&
+                   g.value(n.inputs[1]).kind == ValueKind::constant && ins.size() == 1 && ins[0] == n.inputs[0]) {
+            // A batched MatMul (a rank-3 product, numpy broadcasting over the batch): activations [B, M, K] (a
+            // stack) or [M, K] (a matrix, broadcast) times a constant weight [B, K, N] (one block per product)
+            // or [K, N] (shared), as ONE lower_matmul kernel with per-product base offsets (MatmulOptions::batch)
+            const Value& wv = g.value(n.inputs[1]);
+            const Placement x = in_place(0);
+            const Shape& ws = wv.type.shape;
+            if ((x.form != Placement::Form::stack && x.form != Placement::Form::matrix) || !x.columns.empty() ||
+                ws.size() < 2 || ws.size() > 3)
+                return make_error(what, "", "lower-matmul-batch",
+                                  "a batched MatMul lowers as [B, M, K] or [M, K] activations times a constant "
+                                  "[B, K, N] or [K, N] weight; here " +
+                                      g.value(ins[0]).type.shape.str() + " x " + ws.str());
+            JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
+            const std::int64_t K = ws[ws.size() - 2], N = ws[ws.size() - 1];
+            const Placement y = place_result(k, form);
+            emit::MatmulOptions mo{0, 0, clamp_of(k), lut_of(k)};
+            mo.batch = {form.batch, x.form == Placement::Form::stack && x.batch > 1 ? x.matrix_bytes() : 0,
+                        y.matrix_bytes()};
+            L.log.push_back("node   " + node_what(g, k) + ": lower_matmul, a batch of " + std::to_string(form.batch) +
+                            " K=" + std::to_string(K) + " N=" + std::to_string(N) +
+                            (mo.batch.a_stride == 0 ? " (A broadcast)" : "") +
+                            (ws.size() == 2 || ws[0] == 1 ? " (B shared)" : ""));
+            st = emit::lower_matmul(b, plan, x.matrix(), const_data<std::int8_t>(wv), K, N, y.matrix(), mo);
         } else if (n.op == "Gemm" || n.op == "MatMul") {
             if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
                 ins[0] != n.inputs[0])
                 return make_error(what, "", "lower-matmul-operands",
                                   "an activation times a constant weight on the right lowers; two activations, or "
                                   "the weight on the left, are not lowered yet");
+            const Value& wv = g.value(n.inputs[1]);
             if (in_place(0).form != Placement::Form::matrix)
                 return make_error(what, "", "lower-layout", "the activation must be a matrix [M, K]");
-            const Value& wv = g.value(n.inputs[1]);
+            if (wv.type.shape.size() != 2)
+                return make_error(what, "", "lower-layout",
+                                  "the weight must be a matrix [K, N] (or, for a batched MatMul, [B, K, N]); " +
+                                      wv.name + " is " + wv.type.shape.str());
             std::vector<std::int8_t> w = const_data<std::int8_t>(wv);
             std::int64_t K = wv.type.shape[0], N = wv.type.shape[1];
             Result<ops::MatMulQuantPlan> plan = make_error(what, "", "lower-matmul", "no plan");
