@@ -245,9 +245,9 @@ TEST_CASE("a compiled package runs bit-identical to the reference, and its bytes
         const auto read = package::read_package(*bytes, stem + ".jpk");
         REQUIRE_MESSAGE(read.ok(), (read.ok() ? std::string() : read.error().message()));
         CHECK(*read == *pkg);
-        // the model's inputs: the descriptors (boundary form) or the host graph's (host form: a float tail, or no
-        // NPU node at all)
-        const bool host_form = stem == "qdq_float_tail" || stem == "integer_ops";
+        // the model's inputs: the descriptors (boundary form; integer_ops: its uint8 inputs' Requantize are input
+        // conversions, its int32 outputs int32 storage) or the host graph's (host form: a float tail)
+        const bool host_form = stem == "qdq_float_tail";
         CHECK(read->host.has_value() == host_form);
         if (host_form) {
             const auto h = graph::host_plan(*read, stem);
@@ -636,6 +636,61 @@ TEST_CASE("MatMul with the weight on the left lowers as it stands, per-row scale
         const auto ref = graph::run_reference(*g, in, janus_tools::kernel_by_name);
         REQUIRE(ref.ok());
         CHECK(bytes_of(run_npu(*g, l, in).outputs.at(0)) == bytes_of(ref->at(0)));
+    }
+}
+
+TEST_CASE("ConvInteger and MatMulInteger run on the NPU, their int32 sums bit-identical to the reference") {
+    // zero points at both ends of int8 in x and w, per channel (w - zw in up to 3 int8 parts); channel counts and
+    // widths that are not multiples of 16; the sums are stored from ACC as int32 (pixels / rows round16(4 C) apart)
+    const auto w = hex_codes(6 * 5 * 9, [](int i) { return (i * 53 + 7) % 256 - 128; });
+    const auto b = hex_codes(20 * 5, [](int i) { return (i * 29 + 3) % 256 - 128; });
+    auto g = graph::parse(
+        "graph ints {\n  input %x: int8[1,5,7,6] q(int8 s=1 zp=3)\n"
+        "  const %w: int8[6,5,3,3] q(int8 axis=0 s=[1,1,1,1,1,1] zp=[-128,0,5,127,-3,60]) = " +
+            w +
+            "\n"
+            "  input %a: int8[9,20] q(int8 s=1 zp=-128)\n"
+            "  const %b: int8[20,5] q(int8 axis=1 s=[1,1,1,1,1] zp=[127,-128,0,1,-2]) = " +
+            b +
+            "\n"
+            "  %y: int32[1,6,4,3] = ConvInteger(%x, %w) {pads=[1,0,1,1], strides=[2,2]}\n"
+            "  %m: int32[9,5] = MatMulInteger(%a, %b)\n"
+            "  output %y\n  output %m\n}\n",
+        "ints.ir");
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    for (const bool keep : {false, true}) {
+        CAPTURE(keep);
+        const auto l = lower(*g, keep);
+        CHECK(l.npu.size() == 2);
+        CHECK(l.host_nodes() == 0);
+        const std::string log = log_text(l);
+        CHECK_MESSAGE(log.find("node   node 0 (ConvInteger): lower_conv\n") != std::string::npos, log);
+        CHECK(log.find("node   node 1 (MatMulInteger): lower_matmul K=20 N=5\n") != std::string::npos);
+        CHECK(log.find("value  y: output @0 +384 B: NHWC 4x3x6 int32, pixels 32 B apart") != std::string::npos);
+        CHECK(log.find("value  m: output @384 +288 B: 9 rows of 5 int32, 32 B apart") != std::string::npos);
+        CHECK(log.find("int32 accumulator output, stored from ACC") != std::string::npos);
+        const auto ref = npu_matches_reference(*g, l);
+        REQUIRE(ref.size() == 2);
+        CHECK(ref[0].dtype == DType::i32);
+        std::int64_t wide = 0;  // sums beyond 16 bits: every byte of a lane is compared
+        for (const auto& t : ref)
+            for (auto v : t.to_vector<std::int32_t>()) wide += v > 65535 || v < -65536;
+        CHECK(wide > 0);
+        if (keep) {
+            CHECK(verify_clean(*g, l) == 0);
+        } else {  // and as a package: int32 outputs stored as int32, read back by the runner
+            const auto pkg = graph::compile_package(*g, l);
+            REQUIRE_MESSAGE(pkg.ok(), (pkg.ok() ? std::string() : pkg.error().message()));
+            REQUIRE(pkg->outputs.size() == 2);
+            CHECK(pkg->outputs[0].storage == DType::i32);
+            CHECK(pkg->outputs[0].strides == std::vector<std::int64_t>{4 * 3 * 32, 4, 3 * 32, 32});
+            const auto in = graph::seeded_inputs(*g, 5);
+            const auto want = graph::run_reference(*g, in, janus_tools::kernel_by_name);
+            REQUIRE(want.ok());
+            const auto out = graph::run_package(*pkg, in, janus_tools::kernel_by_name, janus_test::simulate);
+            REQUIRE_MESSAGE(out.ok(), (out.ok() ? std::string() : out.error().message()));
+            for (std::size_t i = 0; i < 2; ++i) CHECK(bytes_of((*out)[i]) == bytes_of((*want)[i]));
+        }
     }
 }
 

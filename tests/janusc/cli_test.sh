@@ -170,12 +170,13 @@ has "$T/out" "  Add add: 15 instructions [145, 160), "
 run 0 "$J" verify "$FX/qdq_float_middle.onnx"
 has "$T/out" "verify: all 9 values bit-identical on both engines"
 same "$T/npu-mobilenet_v2_tiny/logits.npy" "$SRC/tests/janusc/golden/mobilenet_v2_tiny.logits.npy" "npu logits equal the golden file"
-# ConvInteger / MatMulInteger (int32 outputs, no requantization): host nodes on both engines, equal to ONNX semantics
-# (the fixture's out<k>.npy from numpy), and a model with no NPU node compiles to no package (exit 2)
+# ConvInteger / MatMulInteger (int32 outputs, no requantization): on the NPU (the sums DMA-stored from ACC; uint8
+# inputs through the host's Requantize), equal to the reference engine and to ONNX semantics (the fixture's
+# out<k>.npy from numpy); per-row, per-column, per-channel and omitted zero points
 ia=(-i x="$FX/integer_ops.in0.npy" -i a="$FX/integer_ops.in1.npy" -i xu="$FX/integer_ops.in2.npy"
     -i a2="$FX/integer_ops.in3.npy" -i au="$FX/integer_ops.in4.npy")
 run 0 "$J" run "$FX/integer_ops.onnx" "${ia[@]}" -o "$T/int-npu"
-has "$T/out" "npu: 0 nodes lowered"
+has "$T/out" "npu: 5 nodes lowered (2 on the host)"
 run 0 "$J" run "$FX/integer_ops.onnx" "${ia[@]}" -o "$T/int-ref" --engine ref
 k=0
 for o in conv mm conv2 mm2 mm3; do
@@ -183,11 +184,11 @@ for o in conv mm conv2 mm2 mm3; do
     same "$T/int-ref/$o.npy" "$FX/integer_ops.out$k.npy" "integer_ops $o: equal to ONNX semantics"
     k=$((k + 1))
 done
-# no node on the NPU: the package's program is a lone halt and every node is in its host section
+# the boundary form: the two uint8 inputs' Requantize are its input conversions, the int32 outputs int32 storage
 run 0 "$J" compile "$FX/integer_ops.onnx" -o "$T/int.jpk"
-has "$T/out" "0 nodes on the NPU, 1 instructions"
-has "$T/out" "host section: 7 nodes before the program, 0 after it"
+has "$T/out" "5 nodes on the NPU, "
 run 0 "$J" run "$T/int.jpk" "${ia[@]}" -o "$T/int-pkg"
+has "$T/out" "0 host nodes"
 for o in conv mm conv2 mm2 mm3; do same "$T/int-ref/$o.npy" "$T/int-pkg/$o.npy" "integer_ops $o: package output"; done
 
 # 8c2. ONNX TensorProto files (issue 7): -i NAME=FILE.pb (written by the onnx package) gives the outputs of the same
@@ -334,6 +335,21 @@ if [ -d "$NODE/test_abs" ] && [ -d "$NODE/test_relu" ]; then
     run 2 "$J" conform "$T/node" --filter test_abs --expect "$T/bad_want.txt"
     has "$T/err" "bad_want.txt:line 1: error: "
     has "$T/err" "[conformance-line]"
+fi
+# float16 end to end, and a model with no NPU node: test_max_float16 compiles to a lone halt with its Max in the
+# host section; the package run writes the node test's expected TensorProto byte for byte, and numpy reads the .npy
+if [ -d "$NODE/test_max_float16" ]; then
+    M16="$NODE/test_max_float16"
+    run 0 "$J" compile "$M16/model.onnx" -o "$T/max16.jpk"
+    has "$T/out" "0 nodes on the NPU, 1 instructions"
+    has "$T/out" "host section: 1 nodes before the program, 0 after it"
+    i16=(-i data_0="$M16/test_data_set_0/input_0.pb" -i data_1="$M16/test_data_set_0/input_1.pb")
+    run 0 "$J" run "$T/max16.jpk" "${i16[@]}" -o "$T/max16" --output-format pb
+    has "$T/out" "result: float16[3] -> $T/max16/result.pb"
+    same "$T/max16/result.pb" "$M16/test_data_set_0/output_0.pb" "float16 Max through a package: the node test's bytes"
+    run 0 "$J" run "$M16/model.onnx" "${i16[@]}" -o "$T/max16-ref" --engine ref
+    head -c 10 "$T/max16-ref/result.npy" | grep -q NUMPY && grep -q "'descr': '<f2'" "$T/max16-ref/result.npy" && ok ||
+        fail "a float16 output is written as an .npy of descr '<f2'"
 fi
 run 2 "$J" conform "$T/nowhere"
 has "$T/err" "nowhere: error: not a directory of ONNX node tests [file-readable]"

@@ -125,6 +125,36 @@ TEST_CASE("race: ACC granules are 64 B -- MAC writes partial sums VEC joins with
         }
 }
 
+TEST_CASE("race: a DMA store of ACC (int32 sums) without waiting for the mac.mm that writes it is RAW on ACC") {
+    const char* racy = R"(
+        li r1, 0x80000
+        li r2, 0x100
+        mac.cfg 4, 16, 16, 16
+        mac.mm r1, r2, r2, 5
+        dma.cfg 4, 64, 64
+        dma.store output, r0, r1, 64     ; reads the 4 rows of sums with no event: RAW (4 granules of 64 B)
+        halt
+    )";
+    const auto rs = races_under_two_timings(racy, with_input(256));
+    REQUIRE(rs.size() == 1);
+    CHECK(has(rs, sim::RaceKind::raw, 3, 5));
+    CHECK(rs[0].space == sim::Space::acc);
+    CHECK(rs[0].granules == 4);
+    CHECK(rs[0].first.unit == Unit::mac);
+    CHECK(rs[0].second.unit == Unit::dma);
+    // the product's event orders it
+    sim::Machine m = with_input(256);
+    run_clean(R"(
+        li r1, 0x80000
+        li r2, 0x100
+        mac.cfg 4, 16, 16, 16
+        mac.mm r1, r2, r2, 5 signal(e3)
+        dma.cfg 4, 64, 64
+        dma.store output, r0, r1, 64 wait(e3)
+        halt
+    )", m);
+}
+
 TEST_CASE("no race: producer -> event -> consumer, and a SEQ sync orders everything dispatched after it") {
     sim::Machine m = with_input(64);
     run_clean(R"(

@@ -157,6 +157,50 @@ TEST_CASE("mac.mm / mac.mma equal the plain loops, with the zero point, a stride
     }
 }
 
+TEST_CASE("dma.store from ACC: the int32 sums of mac.mm reach DRAM as little-endian bytes, row by row") {
+    // ConvInteger / MatMulInteger store their sums this way (emit/conv.hpp, emit/matmul.hpp int32_output): rows of
+    // 4 n bytes of ACC (64-B aligned) into a DRAM pitch of its own; only `bytes` of each row are written.
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> byte(-128, 127);
+    const int M = 3, K = 32, N = 32, zp = -128, pitch = 144;  // the store writes 112 B (28 lanes) of each row
+    sim::Machine m;
+    std::vector<std::int8_t> a(static_cast<std::size_t>(M * K)), b(static_cast<std::size_t>(K * N));
+    for (auto& x : a) x = static_cast<std::int8_t>(byte(rng));
+    for (auto& x : b) x = static_cast<std::int8_t>(byte(rng) / 2 + 64);  // (a - zp) * b mostly positive and large
+    std::memcpy(m.lmem.data(), a.data(), a.size());
+    std::memcpy(&m.lmem[0x20000], b.data(), b.size());
+    m.dram[3].assign(static_cast<std::size_t>(M * pitch), 0xEE);
+    const Run r = run_clean(R"(
+        li r1, 0
+        li r2, 0x20000
+        li r3, 0x80000
+        li r4, 16
+        mac.cfg 3, 32, 32, 32
+        mac.mm r3, r1, r2, -128 signal(e0)
+        dma.cfg 3, 128, 144
+        dma.store output, r4, r3, 112 wait(e0)
+        halt
+    )", m);
+    const auto c = plain_matmul(a, b, M, K, N, zp);
+    int wide = 0;
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            const auto at = static_cast<std::size_t>(i * pitch + 16 + 4 * j);
+            if (j >= 28) {  // past the row's 112 bytes (and the 16 B before it): untouched
+                for (std::size_t k = 0; k < 4 && at + k < m.dram[3].size(); ++k) CHECK(m.dram[3][at + k] == 0xEE);
+                continue;
+            }
+            const auto v = static_cast<std::uint32_t>(c[static_cast<std::size_t>(i * N + j)]);
+            for (std::size_t k = 0; k < 4; ++k)  // byte k of the lane is bits 8k..8k+7: little endian
+                CHECK(m.dram[3][at + k] == static_cast<std::uint8_t>(v >> (8 * k)));
+            wide += v > 0xFFFF && v < 0x80000000u;
+        }
+    for (int i = 0; i < M; ++i)
+        for (int k = 0; k < 16; ++k) CHECK(m.dram[3][static_cast<std::size_t>(i * pitch + k)] == 0xEE);
+    CHECK(wide > 0);  // sums beyond 16 bits: every byte of a lane is compared
+    CHECK(r.report.units[1].instructions == 2);
+}
+
 TEST_CASE("vec.rq: per-channel requantization equals numeric::requantize<round_double>, bias and clamp included") {
     std::mt19937 rng(3);
     const int C = 32, R = 3;

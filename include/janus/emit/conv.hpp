@@ -30,10 +30,15 @@
 //     Reuse of a band, ACC or output set two steps later is ordered through the in-order DMA queue.
 //   - The tile shape (nt, R) minimizes the timing model's estimate over every nt that fits, each with the tallest
 //     R that fits LMEM, ACC (2 sets of m x nt int32) and mac.cfg's m <= 1024. The debug log records it.
+// int32 accumulator output (ConvOptions::int32_output, ConvInteger): no bias, no requantization. The VEC step and the
+// rq tables are dropped; each output row's ACC lanes are DMA-stored straight from ACC to y as little-endian int32
+// (y's pixels `cpitch` >= 4 C bytes apart), the store waiting on M. The ACC set is reused two steps later, ordered
+// through the DMA queue as above (the store of step s precedes the band load of step s + 2).
 // Weight zero points: the MAC array subtracts x's only, so B holds w - zw[oc] in int8 parts (emit/weights.hpp), one
 // mac.mma per tap and part; with every zero point 0 there is one part and B is w.
 // Refused with a rule (the host runs these): lower-conv-layout (shapes that do not chain, pitches not multiples of 16 or below C, a
-// group count that does not divide the channels), lower-conv-budget (one output row with a 16-channel tile does not
+// group count that does not divide the channels, an int32 output below 4 C bytes per pixel or with a bias, clamp or
+// lut), lower-conv-budget (one output row with a 16-channel tile does not
 // fit LMEM / ACC, or a row is wider than mac.cfg's 1024 rows: rows are not split yet).
 //
 // ConvTranspose (lower_conv_transpose) is the host's own two steps (ops::ConvTranspose): the zero-stuffed, padded
@@ -64,6 +69,9 @@ struct ConvOptions {
     /// A fused elementwise op after the requantization (Conv + Sigmoid, HardSwish, ...): its int8 -> int8 table is
     /// applied by lut.apply to each output tile in LMEM before the stores.
     std::optional<expr::Table256> lut = std::nullopt;
+    /// Store the int32 accumulator itself (ConvInteger: y[p, oc] = ACC[p, oc], 4 bytes per element, little endian)
+    /// instead of requantizing it; y.cpitch must then cover 4 C bytes. No bias, clamp or lut with it.
+    bool int32_output = false;
 };
 
 /// weights: ONNX order [Co, C / groups, kh, kw]; bias: empty or Co int32 values (accumulator units).
@@ -81,20 +89,27 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         return padded >= span && s > 0 ? (padded - span) / s + 1 : 0;
     };
     const std::int64_t Ho = extent(Hp, k.kh, k.sh, k.dh), Wo = extent(Wp, k.kw, k.sw, k.dw);
+    const bool i32 = opt.int32_output;
+    const std::int64_t esize = i32 ? 4 : 1;  // bytes per output element
     const bool shapes_ok = k.kh >= 1 && k.kw >= 1 && k.sh >= 1 && k.sw >= 1 && k.dh >= 1 && k.dw >= 1 && pt >= 0 &&
                            pl >= 0 && pb >= 0 && pr >= 0 && G >= 1 && C >= 1 && Co >= 1 && C % G == 0 && Co % G == 0;
-    if (!shapes_ok || Cp % 16 != 0 || Cp < C || y.cpitch % 16 != 0 || y.cpitch < Co || y.h != Ho || y.w != Wo ||
+    if (!shapes_ok || Cp % 16 != 0 || Cp < C || y.cpitch % 16 != 0 || y.cpitch < esize * Co || y.h != Ho || y.w != Wo ||
         Ho < 1 || Wo < 1 || x.offset % 16 != 0 || y.offset % 16 != 0 ||
         static_cast<std::int64_t>(weights.size()) != Co * (C / std::max<std::int64_t>(G, 1)) * taps ||
         (!bias.empty() && static_cast<std::int64_t>(bias.size()) != Co) ||
-        plan.multipliers.size() != static_cast<std::size_t>(Co) || plan.zp_w.size() != static_cast<std::size_t>(Co))
+        (!i32 && plan.multipliers.size() != static_cast<std::size_t>(Co)) ||
+        plan.zp_w.size() != static_cast<std::size_t>(Co))
         return refuse("lower-conv-layout",
                       "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
                           std::to_string(Cp) + "), kernel " + std::to_string(k.kh) + "x" + std::to_string(k.kw) +
                           ", groups " + std::to_string(G) + ", y " + std::to_string(y.h) + "x" + std::to_string(y.w) +
                           "x" + std::to_string(Co) + " (pitch " + std::to_string(y.cpitch) +
                           "): shapes must chain, groups divide both channel counts, pitches be multiples of 16 "
-                          ">= the channels");
+                          ">= the channels (y: >= 4 x the channels for an int32 output)");
+    if (i32 && (!bias.empty() || opt.lut || !(opt.clamp == Clamp{})))
+        return refuse(
+            "lower-conv-layout",
+            "an int32 accumulator output takes no bias, clamp or lut (it is stored as the MAC array sums it)");
     const std::int64_t Cg = C / G, Cog = Co / G, Np = round16(Co);
     // weight zero points: each tap's product is taken once per part of w - zw (emit/weights.hpp)
     const std::int64_t P =
@@ -120,11 +135,12 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
     auto scope = b.scope("conv");
     const std::int64_t free = b.largest_free(Mem::lmem);
     const std::int64_t n_cap = opt.max_n_tile > 0 ? std::min(Np, round16(opt.max_n_tile)) : Np;
-    const auto tables_bytes = [&](std::int64_t t) { return 16 * ((Np + t - 1) / t) * (1 + t); };
+    // int32 output: no rq tables and no LMEM output sets (the stores read ACC)
+    const auto tables_bytes = [&](std::int64_t t) { return i32 ? 0 : 16 * ((Np + t - 1) / t) * (1 + t); };
     const auto fits = [&](std::int64_t t, std::int64_t rows) {
         const std::int64_t m = m_of(rows), bsets = t < Np ? 2 : 1;
         return m <= 1024 && 2 * m * t * 4 <= static_cast<std::int64_t>(vnpu::sim::acc_size) &&
-               bsets * P * taps * Cp * t + 2 * band_bytes(rows) + 2 * m * t + tables_bytes(t) <= free;
+               bsets * P * taps * Cp * t + 2 * band_bytes(rows) + (i32 ? 0 : 2 * m * t) + tables_bytes(t) <= free;
     };
     // The tile shape: for every N tile width, the tallest M tile that fits, scored by the timing model (docs/vnpu.md):
     // the busiest unit's cycles plus one step's exposed load and store.
@@ -140,10 +156,10 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         const double mac = nts * mts * static_cast<double>(P * taps) * (kb * tb * (16 + md) + 8);
         const double load = static_cast<double>(k.sh) * 64 +
                             static_cast<double>(band_bytes(r) / prow) * (2 + static_cast<double>(x.w * Cp) / 16);
-        const double store = rd * (64 + static_cast<double>(Wo) * (2 + tb));
+        const double store = rd * (64 + static_cast<double>(Wo) * (2 + static_cast<double>(esize) * tb));
         const double dma =
             nts * (66 + static_cast<double>(P * taps) * kb * static_cast<double>(t)) + nts * mts * (load + store);
-        const double vec = nts * mts * (4 + md * tb);
+        const double vec = i32 ? 0 : nts * mts * (4 + md * tb);
         const double score = std::max({mac, dma, vec}) + load + store;
         if (nt == 0 || score < best) nt = t, rows_per_tile = r, best = score;
     }
@@ -159,7 +175,8 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
            " taps as " + std::to_string(mtiles) + " M tile(s) of " + std::to_string(rows_per_tile) + " rows (" +
            std::to_string(m_of(rows_per_tile)) + " MAC rows, " + std::to_string(Wv - Wo) +
            " computed and dropped per row) x " + std::to_string(ntiles) + " N tile(s) of " + std::to_string(nt) +
-           "; modelled " + std::to_string(static_cast<std::int64_t>(best)) + " cycles");
+           "; modelled " + std::to_string(static_cast<std::int64_t>(best)) + " cycles" +
+           (i32 ? "; int32 accumulator output, stored from ACC" : ""));
     if (G > 1)
         b.note(what + ": " + std::to_string(G) + " groups as a block-diagonal B: " + std::to_string(G - 1) + " of " +
                std::to_string(G) + " MACs multiply zeros");
@@ -189,9 +206,12 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
         }
         b_at.push_back(b.constant(tile));
     }
-    std::vector<std::uint8_t> tables;
-    t_at = append_tile_tables<R>(tables, plan.zp_y, Co, nt, bias, plan.multipliers, opt.clamp);
-    JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "conv rq tables"));
+    Buffer tab;
+    if (!i32) {
+        std::vector<std::uint8_t> tables;
+        t_at = append_tile_tables<R>(tables, plan.zp_y, Co, nt, bias, plan.multipliers, opt.clamp);
+        JANUS_TRY(tab, load_constant(b, Mem::lmem, tables, "conv rq tables"));
+    }
 
     // ---- buffers, registers, events
     const std::int64_t mt = m_of(rows_per_tile), bsets = ntiles > 1 ? 2 : 1;
@@ -203,10 +223,14 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
     for (int s = 0; s < 2; ++s) {
         JANUS_TRY(Buffer i, b.alloc(Mem::lmem, static_cast<std::uint32_t>(band_bytes(rows_per_tile)),
                                     "conv band " + std::to_string(s)));
-        JANUS_TRY(Buffer o, b.alloc(Mem::lmem, static_cast<std::uint32_t>(mt * nt), "conv out " + std::to_string(s)));
+        if (!i32) {
+            JANUS_TRY(Buffer o,
+                      b.alloc(Mem::lmem, static_cast<std::uint32_t>(mt * nt), "conv out " + std::to_string(s)));
+            out.push_back(std::move(o));
+        }
         JANUS_TRY(Buffer a,
                   b.alloc(Mem::acc, static_cast<std::uint32_t>(mt * nt * 4), "conv ACC " + std::to_string(s)));
-        band.push_back(std::move(i)), out.push_back(std::move(o)), acc.push_back(std::move(a));
+        band.push_back(std::move(i)), acc.push_back(std::move(a));
     }
     JANUS_TRY(Reg r1, b.reg("conv address 1"));
     JANUS_TRY(Reg r2, b.reg("conv address 2"));
@@ -313,6 +337,18 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
     const auto out_step = [&](std::int64_t step) -> Status {
         const std::int64_t j = step / mtiles, i = step % mtiles, rows = rows_of(i), m = m_of(rows);
         const auto s = static_cast<std::size_t>(step % 2);
+        if (i32) {  // the int32 sums themselves: one store per output row straight from ACC (4 B per channel)
+            const std::int64_t width = std::min(4 * nt, round16(4 * Co) - 4 * j * nt);
+            JANUS_CHECK(b.emit("dma.cfg", {Wo, 4 * nt, y.cpitch}));
+            for (std::int64_t r = 0; r < rows; ++r) {
+                JANUS_CHECK(li(r1, acc[s].address() + r * Wv * nt * 4));
+                JANUS_CHECK(
+                    li(r2, static_cast<std::int64_t>(y.offset) + (i * rows_per_tile + r) * Wo * y.cpitch + j * nt * 4));
+                JANUS_CHECK(
+                    b.emit("dma.store", {y.region, r2, r1, width}, Sync{r == 0 ? &product[s] : nullptr, nullptr}));
+            }
+            return ok_status();
+        }
         JANUS_CHECK(li(r1, out[s].address()));
         JANUS_CHECK(li(r2, tab.address() + t_at[static_cast<std::size_t>(j)]));
         JANUS_CHECK(li(r3, acc[s].address()));

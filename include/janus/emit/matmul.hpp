@@ -28,14 +28,20 @@
 //     order and, for each, over the row tiles that use it: product w's M tiles, or with shared weights the M tiles
 //     of every product in turn (each N tile of B is then loaded once for the whole batch). Every product shares the
 //     plan (zero points, multipliers, tables): the batch axis carries no quantization axis (ops/matmul.hpp).
-// Contract: A rows and Y rows have a 16-B aligned pitch >= their width rounded up to 16 (padding content is
-// arbitrary in A, unspecified in Y). B's zero points: the MAC array subtracts A's only, so B holds b - zp_b[n] in int8
+// int32 accumulator output (MatmulOptions::int32_output, MatMulInteger): no bias, no requantization. The VEC step
+// and the rq tables are dropped; the ACC tile is DMA-stored straight from ACC into Y as little-endian int32, mt rows
+// of 4 x (tile width) bytes (Y's pitch >= round16(4 N)), the store waiting on M (two signals per step). A's zero
+// point may then vary by row (MatMulInteger's per-row a_zero_point): mac.mm's zp is one value, so each row of the
+// tile is its own mac.mm (m = 1, its zp), one per B part; the first waits LA, the last signals M.
+// Contract: A rows and Y rows have a 16-B aligned pitch >= their width (in bytes) rounded up to 16 (padding content
+// is arbitrary in A, unspecified in Y). B's zero points: the MAC array subtracts A's only, so B holds b - zp_b[n] in int8
 // parts (emit/weights.hpp), packed one Kp x nt block per part in the tile, one mac.mma per part after the mac.mm.
-// Refused with a rule (the host runs these): lower-matmul-zero-point (A's zero point is not one value),
-// lower-matmul-per-row (per-row multipliers: VEC requantizes per column), lower-matmul-alpha (negative alpha),
-// lower-matmul-layout (a pitch or shape that breaks the contract, a batch whose strides are not multiples of 16,
-// whose Y matrices overlap or whose weights are neither one K x N block nor one per product), lower-matmul-budget (a
-// Kp x 16 B tile and its A rows do not fit the free LMEM: K is not tiled yet).
+// Refused with a rule (the host runs these): lower-matmul-zero-point (A's zero point is not one value, with a
+// requantized output), lower-matmul-per-row (per-row multipliers: VEC requantizes per column), lower-matmul-alpha
+// (negative alpha), lower-matmul-layout (a pitch or shape that breaks the contract; an int32 output with a bias,
+// clamp or lut; a batch whose strides are not multiples of 16, whose Y matrices overlap or whose weights are neither
+// one K x N block nor one per product), lower-matmul-budget (a Kp x 16 B tile and its A rows do not fit the free
+// LMEM: K is not tiled yet).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -75,6 +81,9 @@ struct MatmulOptions {
     /// A fused elementwise op after the requantization (seed B11: MatMul + Sigmoid): its int8 -> int8 table is
     /// applied by lut.apply to each output tile in LMEM before the store (lower_matmul and lower_matmul_left).
     std::optional<expr::Table256> lut = std::nullopt;
+    /// lower_matmul only: store the int32 accumulator itself (MatMulInteger: Y[m, n] = ACC[m, n], 4 bytes per element,
+    /// little endian) instead of requantizing it; Y's pitch must then cover 4 N bytes. No bias, clamp or lut with it.
+    bool int32_output = false;
     MatmulBatch batch = {};  ///< lower_matmul only: a batch of products sharing the plan (default: one product)
 };
 
@@ -84,6 +93,8 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
                     const MatmulOptions& opt = {}, std::span<const std::int32_t> bias = {}) {
     const std::string what = b.name() + ": matmul";
     const std::int64_t M = a.rows, Kp = round16(K), Np = round16(N);
+    const bool i32 = opt.int32_output;
+    const std::int64_t esize = i32 ? 4 : 1;  // bytes per output element
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
     // the batch (MatmulBatch): G products, B_g one block per product (wsets = G) or one block for all (wsets = 1)
     const MatmulBatch& batch = opt.batch;
@@ -99,20 +110,31 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
                           "K x N block or one per product");
     const std::int64_t wsets = shared ? 1 : G;
     if (a.cols != K || y.rows != M || y.cols != N || M < 1 || K < 1 || N < 1 || a.pitch % 16 != 0 || a.pitch < Kp ||
-        y.pitch % 16 != 0 || y.pitch < Np || a.offset % 16 != 0 || y.offset % 16 != 0)
+        y.pitch % 16 != 0 || y.pitch < round16(esize * N) || a.offset % 16 != 0 || y.offset % 16 != 0)
         return refuse("lower-matmul-layout",
                       "A " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " pitch " +
                           std::to_string(a.pitch) + ", B " + std::to_string(K) + "x" + std::to_string(N) + ", Y " +
                           std::to_string(y.rows) + "x" + std::to_string(y.cols) + " pitch " + std::to_string(y.pitch) +
                           ": shapes must chain, pitches and offsets be multiples of 16 and cover the rounded-up width");
     if (plan.negate) return refuse("lower-matmul-alpha", "a negative alpha is not lowered");
+    if (i32 && (!bias.empty() || opt.lut || !(opt.clamp == Clamp{})))
+        return refuse(
+            "lower-matmul-layout",
+            "an int32 accumulator output takes no bias, clamp or lut (it is stored as the MAC array sums it)");
     if (!bias.empty() && static_cast<std::int64_t>(bias.size()) != N)
         return refuse("lower-matmul-layout",
                       "the bias has " + std::to_string(bias.size()) + " values for " + std::to_string(N) + " columns");
     if (plan.per_axis == ops::MatMulPerAxis::rows && plan.multipliers.size() > 1)
         return refuse("lower-matmul-per-row", "per-row multipliers: the VEC unit requantizes per column");
-    for (const auto z : plan.zp_a)
-        if (z != plan.zp_a[0]) return refuse("lower-matmul-zero-point", "A's zero point varies by row");
+    if (plan.zp_a.size() != static_cast<std::size_t>(M))
+        return refuse("lower-matmul-layout",
+                      "A has " + std::to_string(plan.zp_a.size()) + " zero points for " + std::to_string(M) + " rows");
+    // A's zero point per row (MatMulInteger's a_zero_point): mac.mm's zp is one value, so each row is its own
+    // mac.mm (m = 1); lowered for the int32 output only
+    bool per_row = false;
+    for (const auto z : plan.zp_a) per_row = per_row || z != plan.zp_a[0];
+    if (per_row && !i32)
+        return refuse("lower-matmul-zero-point", "A's zero point varies by row (lowered for an int32 output only)");
     if (plan.zp_b.size() != static_cast<std::size_t>(N))
         return refuse("lower-matmul-layout", "B has " + std::to_string(plan.zp_b.size()) + " zero points for " +
                                                  std::to_string(N) + " columns");
@@ -126,10 +148,13 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     const std::int64_t free = b.largest_free(Mem::lmem);
     const std::int64_t n_cap =
         opt.max_n_tile > 0 ? std::min(Np, round16(opt.max_n_tile)) : std::min<std::int64_t>(Np, 16384);
-    const auto tables_bytes = [&](std::int64_t t) { return ((Np + t - 1) / t) * 16 + 16 * ((Np + t - 1) / t) * t; };
+    // int32 output: no rq tables and no LMEM output sets (the stores read ACC)
+    const auto tables_bytes = [&](std::int64_t t) {
+        return i32 ? 0 : ((Np + t - 1) / t) * 16 + 16 * ((Np + t - 1) / t) * t;
+    };
     const auto fits = [&](std::int64_t t, std::int64_t m) {
         const std::int64_t bsets = t < Np || wsets > 1 ? 2 : 1;
-        return bsets * P * Kp * t + 2 * m * Kp + 2 * m * t + tables_bytes(t) <= free &&
+        return bsets * P * Kp * t + 2 * m * Kp + (i32 ? 0 : 2 * m * t) + tables_bytes(t) <= free &&
                2 * m * t * 4 <= vnpu::sim::acc_size;
     };
     // The tile shape: for every N tile width that fits, the tallest M tile that fits, scored by the timing model
@@ -145,10 +170,10 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         const double kb = static_cast<double>(Kp / 16), tb = static_cast<double>(t / 16), md = static_cast<double>(m);
         const double g = static_cast<double>(G), ws = static_cast<double>(wsets);
         const double mac = g * nts * mts * static_cast<double>(P) * (kb * tb * (16 + md) + 8);
-        const double load_a = 64 + md * (2 + kb), store = 64 + md * (2 + tb);
+        const double load_a = 64 + md * (2 + kb), store = 64 + md * (2 + static_cast<double>(esize) * tb);
         const double dma =
             ws * nts * (66 + static_cast<double>(P) * kb * static_cast<double>(t)) + g * nts * mts * (load_a + store);
-        const double vec = g * nts * mts * (4 + md * tb);
+        const double vec = i32 ? 0 : g * nts * mts * (4 + md * tb);
         const double score = std::max({mac, dma, vec}) + load_a + store;
         if (nt == 0 || score < best) nt = t, mt = m, best = score;
     }
@@ -161,7 +186,8 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
            std::to_string(K) + "x" + std::to_string(N) + " as " + std::to_string(mtiles) + " M tile(s) of " +
            std::to_string(mt) + " x " + std::to_string(ntiles) + " N tile(s) of " + std::to_string(nt) +
            (btiles == 1 ? "; B loaded once" : "; B double buffered") + "; modelled " +
-           std::to_string(static_cast<std::int64_t>(best)) + " cycles");
+           std::to_string(static_cast<std::int64_t>(best)) + " cycles" +
+           (i32 ? "; int32 accumulator output, stored from ACC" : ""));
     if (G > 1)
         b.note(what + ": a batch of " + std::to_string(G) + " products, A " +
                (batch.a_stride == 0 ? std::string("broadcast") : std::to_string(batch.a_stride) + " B apart") + ", B " +
@@ -171,6 +197,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     if (P > 1)
         b.note(what + ": B's zero points: b - zp_b in " + std::to_string(P) + " int8 parts, " + std::to_string(P) +
                " MACs per step");
+    if (per_row) b.note(what + ": A's zero point varies by row: one mac.mm (m = 1) per row and part");
 
     // ---- constants: packed B tiles, tile w * ntiles + j for block w (part p: the tile's p-th Kp x nt block), then
     // the requantization tables (one per N tile: every product shares the plan)
@@ -188,9 +215,12 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
                 }
         b_at.push_back(b.constant(tile));
     }
-    std::vector<std::uint8_t> tables;
-    t_at = append_tile_tables<R>(tables, plan.zp_y, N, nt, bias, plan.multipliers, opt.clamp);
-    JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, tables, "matmul rq tables"));
+    Buffer tab;
+    if (!i32) {
+        std::vector<std::uint8_t> tables;
+        t_at = append_tile_tables<R>(tables, plan.zp_y, N, nt, bias, plan.multipliers, opt.clamp);
+        JANUS_TRY(tab, load_constant(b, Mem::lmem, tables, "matmul rq tables"));
+    }
 
     // ---- buffers, registers, events
     const std::int64_t bsets = btiles > 1 ? 2 : 1;
@@ -206,10 +236,13 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     };
     for (std::int64_t s = 0; s < bsets; ++s)
         JANUS_CHECK(make(Mem::lmem, P * Kp * nt, "matmul B set " + std::to_string(s), rb));
+    std::array<std::int64_t, 2> a_at{}, acc_at{};  // the sets' local addresses (per-row MACs offset them)
     for (int s = 0; s < 2; ++s) {
         JANUS_CHECK(make(Mem::lmem, mt * Kp, "matmul A set " + std::to_string(s), ra));
-        JANUS_CHECK(make(Mem::lmem, mt * nt, "matmul out set " + std::to_string(s), ro));
+        a_at[static_cast<std::size_t>(s)] = bufs.back().address();
+        if (!i32) JANUS_CHECK(make(Mem::lmem, mt * nt, "matmul out set " + std::to_string(s), ro));
         JANUS_CHECK(make(Mem::acc, mt * nt * 4, "matmul ACC set " + std::to_string(s), racc));
+        acc_at[static_cast<std::size_t>(s)] = bufs.back().address();
     }
     JANUS_TRY(Reg rt, b.reg("matmul rq table"));
     JANUS_TRY(Reg rd, b.reg("matmul DRAM offset"));
@@ -217,6 +250,12 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     if (P > 1) {
         JANUS_TRY(Reg r, b.reg("matmul B part"));
         rpart = std::move(r);
+    }
+    std::optional<Reg> rrow_a, rrow_acc;  // per-row zero points: the row's A and ACC addresses
+    if (per_row) {
+        JANUS_TRY(Reg r1, b.reg("matmul A row"));
+        JANUS_TRY(Reg r2, b.reg("matmul ACC row"));
+        rrow_a = std::move(r1), rrow_acc = std::move(r2);
     }
     JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, opt.lut, "matmul"));
     std::array<Event, 2> la, mm, vv;
@@ -262,12 +301,33 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
         const std::int64_t j = t.j, i = t.i, rows = rows_of(i);
         const auto s = static_cast<std::size_t>(step % 2), bs = static_cast<std::size_t>(t.bt % bsets);
         if (step + 1 < steps) JANUS_CHECK(load_step(step + 1));
-        JANUS_CHECK(b.emit("mac.cfg", {rows, Kp, nt, Kp}));
-        JANUS_CHECK(b.emit("mac.mm", {racc[s], ra[s], rb[bs], plan.zp_a[0]}, Sync{&la[s], P == 1 ? &mm[s] : nullptr}));
-        for (std::int64_t p = 1; p < P; ++p) {
-            JANUS_CHECK(b.emit("li", {*rpart, bufs[bs].address() + p * Kp * nt}));
-            JANUS_CHECK(b.emit("mac.mma", {racc[s], ra[s], *rpart, plan.zp_a[0]},
-                               Sync{nullptr, p + 1 == P ? &mm[s] : nullptr}));
+        // every row at once, or (per-row zero points) one row per mac.mm; the first MAC waits LA, the last signals M
+        const std::int64_t mrows = per_row ? 1 : rows;
+        JANUS_CHECK(b.emit("mac.cfg", {mrows, Kp, nt, Kp}));
+        for (std::int64_t r0 = 0; r0 < rows; r0 += mrows) {
+            const bool last_row = r0 + mrows >= rows;
+            if (per_row) {
+                JANUS_CHECK(b.emit("li", {*rrow_acc, acc_at[s] + r0 * nt * 4}));
+                JANUS_CHECK(b.emit("li", {*rrow_a, a_at[s] + r0 * Kp}));
+            }
+            const Reg& acc = per_row ? *rrow_acc : racc[s];
+            const Reg& arow = per_row ? *rrow_a : ra[s];
+            const std::int64_t zp = plan.zp_a[static_cast<std::size_t>(i * mt + r0)];
+            JANUS_CHECK(b.emit("mac.mm", {acc, arow, rb[bs], zp},
+                               Sync{r0 == 0 ? &la[s] : nullptr, P == 1 && last_row ? &mm[s] : nullptr}));
+            for (std::int64_t p = 1; p < P; ++p) {
+                JANUS_CHECK(b.emit("li", {*rpart, bufs[bs].address() + p * Kp * nt}));
+                JANUS_CHECK(b.emit("mac.mma", {acc, arow, *rpart, zp},
+                                   Sync{nullptr, p + 1 == P && last_row ? &mm[s] : nullptr}));
+            }
+        }
+        if (i32) {  // the int32 sums themselves: mt rows of the ACC tile, straight from ACC into Y
+            JANUS_CHECK(cfg(rows, 4 * nt, y.pitch));
+            JANUS_CHECK(b.emit("li", {rd, static_cast<std::int64_t>(y.offset) + t.g * batch.y_stride +
+                                              i * mt * y.pitch + j * nt * 4}));
+            JANUS_CHECK(b.emit("dma.store", {y.region, rd, racc[s], std::min(4 * nt, round16(4 * N) - 4 * j * nt)},
+                               Sync{&mm[s], nullptr}));
+            continue;
         }
         JANUS_CHECK(b.emit("li", {rt, tab.address() + t_at[static_cast<std::size_t>(j)]}));
         JANUS_CHECK(b.emit("vec.rq", {ro[s], racc[s], rt, nt, rows}, Sync{&mm[s], &vv[s]}));
@@ -317,6 +377,9 @@ Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span
                           std::to_string(y.rows) + "x" + std::to_string(y.cols) + " pitch " + std::to_string(y.pitch) +
                           ": shapes must chain, pitches and offsets be multiples of 16 and cover the rounded-up width");
     if (plan.negate) return refuse("lower-matmul-alpha", "a negative alpha is not lowered");
+    if (opt.int32_output)
+        return refuse("lower-matmul-layout",
+                      "an int32 accumulator output is lowered with the weight on the right only");
     if (plan.per_axis == ops::MatMulPerAxis::columns && plan.multipliers.size() > 1)
         return refuse("lower-matmul-per-column",
                       "per-column multipliers: with the weight on the left, rows carry them");

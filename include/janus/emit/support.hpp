@@ -133,12 +133,12 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "lower-reduce-budget: one output reducing more than the free LMEM (K is not split across loads)",
      "emit_reduce/"},
     {"ArgMax", Support::host, "", "",
-     "host: the output is int64 indices; nothing wider than an int8 lane reaches LMEM (vec.rq saturates to int8, "
-     "vec.sel, vec.max and vec.min are int8; ACC leaves only through vec.rq), so an index >= 128 cannot be stored",
+     "host: the output is int64 indices; the VEC compares and selects (vec.max, vec.min, vec.sel) are int8 and no ACC "
+     "instruction compares or selects, so an index >= 128 cannot be formed",
      ""},
     {"ArgMin", Support::host, "", "",
-     "host: the output is int64 indices; nothing wider than an int8 lane reaches LMEM (vec.rq saturates to int8, "
-     "vec.sel, vec.max and vec.min are int8; ACC leaves only through vec.rq), so an index >= 128 cannot be stored",
+     "host: the output is int64 indices; the VEC compares and selects (vec.max, vec.min, vec.sel) are int8 and no ACC "
+     "instruction compares or selects, so an index >= 128 cannot be formed",
      ""},
     {"Conv", Support::lowered,
      "lower_conv (mac.mm per tap + vec.rq); lower_depthwise (group == C: vec.mac per tap, any strides and dilations)",
@@ -170,13 +170,24 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "lower-matmul-alpha: a negative alpha; lower-matmul-zero-point, lower-matmul-per-row, lower-matmul-budget: as "
      "MatMul; not lowered yet: transA, a 2-D C",
      "emit/matmul.cpp"},
-    {"ConvInteger", Support::host, "", "",
-     "host: the output is the int32 accumulator itself; ACC leaves the MAC array only through vec.rq, which "
-     "requantizes and saturates to int8, so no emitter can store an int32 result",
-     ""},
-    {"MatMulInteger", Support::host, "", "",
-     "host: the output is the int32 accumulator itself (as ConvInteger); nothing wider than an int8 lane is stored",
-     ""},
+    {"ConvInteger", Support::lowered,
+     "lower_conv with ConvOptions::int32_output (mac.mm / mac.mma per tap and weight part; the int32 sums DMA-stored "
+     "straight from ACC, no vec.rq)",
+     "int8 NHWC (uint8 through the importer's shift by 128), any kernel, strides, dilations, pads and groups; "
+     "per-tensor or per-channel weight zero points (w - zw in int8 parts, one MAC each); int32 output pixels "
+     "round16(4 C) bytes apart",
+     "lower-conv-layout: shapes or pitches that do not chain; lower-conv-budget: an output row above 1024 MAC rows or "
+     "beyond LMEM (rows are not split)",
+     "emit_conv/integer.cpp"},
+    {"MatMulInteger", Support::partial,
+     "lower_matmul with MatmulOptions::int32_output (mac.mm / mac.mma per weight part; the int32 sums DMA-stored "
+     "straight from ACC, no vec.rq)",
+     "int8 activations A [M, K] times a constant int8 B [K, N] (uint8 through the importer's shift by 128); A's zero "
+     "point per tensor or per row (one mac.mm per row), B's per tensor or per column; int32 output rows round16(4 N) "
+     "bytes apart",
+     "lower-matmul-layout: shapes or pitches that do not chain; lower-matmul-budget: a Kp x 16 tile beyond LMEM (K is "
+     "not tiled yet); not lowered yet: two activation operands, the weight on the left",
+     "emit_conv/integer.cpp"},
     {"AveragePool", Support::partial, "lower_average_pool (vec.acc + vec.add32 per tap, vec.shl32 + vec.rq)",
      "int8 NHWC, any kernel, strides, dilations, where every output position has the same count",
      "lower-pool-count: a count that varies by position (padding with count_include_pad = 0, a ceil overhang): vec.rq "

@@ -21,7 +21,8 @@
 //     simulate) runs the host prologue, each segment after the host nodes before it, then the host epilogue.
 //     run_program runs the program alone: one tensor per descriptor, converted with the registry's own kernels
 //     (QuantizeLinear, Requantize: the ones the reference engine runs), placed by its strides, every segment run in
-//     turn, the outputs converted back (DequantizeLinear, Requantize). ProgramRun is the machine both use. A fault
+//     turn, the outputs converted back (DequantizeLinear, Requantize; int32 outputs without quantization, the sums of
+//     ConvInteger and MatMulInteger, are read as they are). ProgramRun is the machine both use. A fault
 //     or a race is an error (npu-fault, npu-race).
 // Both are deterministic: the same graph gives the same package bytes (seed D8).
 #include <algorithm>
@@ -48,10 +49,10 @@ inline std::string node_text(const Graph& g, std::size_t k) {
 /// The strides of a placement over its logical shape, or nullopt when it has none (a column-mapped view).
 inline std::optional<std::vector<std::int64_t>> strides_of(const Placement& p) {
     if (p.form == Placement::Form::image)
-        return std::vector<std::int64_t>{p.h * p.w * p.pitch, 1, p.w * p.pitch, p.pitch};
-    if (p.form == Placement::Form::stack) return std::vector<std::int64_t>{p.h * p.pitch, p.pitch, 1};
+        return std::vector<std::int64_t>{p.h * p.w * p.pitch, p.elem, p.w * p.pitch, p.pitch};
+    if (p.form == Placement::Form::stack) return std::vector<std::int64_t>{p.h * p.pitch, p.pitch, p.elem};
     if (!p.columns.empty()) return std::nullopt;
-    return std::vector<std::int64_t>{p.pitch, 1};
+    return std::vector<std::int64_t>{p.pitch, p.elem};
 }
 
 inline package::Quantization quantization_of(const numeric::QuantParams& q) {
@@ -67,13 +68,22 @@ inline Result<std::pair<Shape, numeric::QuantParams>> runnable(const package::Io
     if (d.shape.size() > static_cast<std::size_t>(max_rank))
         return make_error(what, "", "package-rank",
                           "rank " + std::to_string(d.shape.size()) + " is above " + std::to_string(max_rank));
-    if (d.storage != DType::i8 || d.quant.scales.size() != 1)
+    // per-axis quantization needs no conversion when the boundary is the int8 storage itself (MatMulInteger's A with
+    // a zero point per row)
+    const bool per_axis_ok = d.dtype == d.storage && d.quant.scales.size() > 1;
+    if (d.storage != DType::i8 || (d.quant.scales.size() != 1 && !per_axis_ok))
         return make_error(what, "", "package-storage",
-                          "the runner places int8 storage with per-tensor quantization only, not " +
+                          "the runner places int8 storage with per-tensor quantization (or per-axis without a "
+                          "conversion) only, not " +
                               std::string(dtype_name(d.storage)) + " with " + std::to_string(d.quant.scales.size()) +
-                              " quantization entries");
+                              " quantization entries for a " + std::string(dtype_name(d.dtype)) + " boundary");
     Shape shape;
     for (const std::int64_t x : d.shape) shape.push_back(x);
+    if (per_axis_ok) {
+        JANUS_TRY(auto q, numeric::make_quant_per_axis(d.storage, d.quant.scales, d.quant.zero_points, d.quant.axis,
+                                                       shape, what));
+        return std::pair<Shape, numeric::QuantParams>{shape, q};
+    }
     JANUS_TRY(auto q, numeric::make_quant(d.storage, d.quant.scales[0], d.quant.zero_points[0]));
     return std::pair<Shape, numeric::QuantParams>{shape, q};
 }
@@ -96,7 +106,7 @@ inline Result<package::IoDesc> io_desc(const Graph& g, const LoweredGraph& L, Va
     d.storage = in.type.dtype;
     for (int k = 0; k < in.type.shape.size(); ++k) d.shape.push_back(in.type.shape[k]);
     d.strides = *strides;
-    d.quant = quantization_of(*in.type.quant);
+    if (in.type.quant) d.quant = quantization_of(*in.type.quant);  // none: int32 sums (ConvInteger, MatMulInteger)
     d.offset = p.offset;
     d.size = static_cast<std::uint64_t>(emit::round16(p.bytes()));
     return d;
@@ -380,6 +390,19 @@ public:
         using namespace compile_detail;
         const package::IoDesc& d = p_->outputs[i];
         const std::string what = "output " + d.name;
+        if (d.storage == DType::i32 && d.dtype == DType::i32 && d.quant.scales.empty() &&
+            d.shape.size() <= static_cast<std::size_t>(max_rank)) {  // ConvInteger / MatMulInteger sums, little endian
+            Shape shape;
+            for (const std::int64_t x : d.shape) shape.push_back(x);
+            std::vector<std::int32_t> v(static_cast<std::size_t>(element_count(shape)));
+            for (std::size_t e = 0; e < v.size(); ++e) {
+                const std::size_t at = byte_of(d, static_cast<std::int64_t>(e));
+                std::uint32_t u = 0;
+                for (std::size_t k = 0; k < 4; ++k) u |= static_cast<std::uint32_t>(m_.dram[3][at + k]) << (8 * k);
+                v[e] = static_cast<std::int32_t>(u);
+            }
+            return Tensor::from<std::int32_t>(shape, v);
+        }
         JANUS_TRY(const auto sq, runnable(d, what));
         const auto& [shape, q] = sq;
         std::vector<std::int8_t> v(static_cast<std::size_t>(element_count(shape)));

@@ -2,7 +2,8 @@
 // Lowering a whole graph to one vnpu program: the NPU segment of the graph, its DRAM plan and the host nodes around it.
 //
 // Contract (docs/janusc.md "Lowering a graph"):
-//   - Partition. Nodes marked @host, and nodes whose data inputs or output are not int8, run on the host: before the
+//   - Partition. Nodes marked @host, and nodes whose data inputs or output are not int8 (except ConvInteger and
+//     MatMulInteger on int8 inputs: their int32 sums are stored from ACC), run on the host: before the
 //     first NPU node (the prologue: QuantizeLinear of a float input, the uint8 -> int8 Requantize of a QOperator
 //     input), after the last one (the epilogue: DequantizeLinear of an output), or between NPU nodes (a float op in
 //     the middle of a quantized model). In node order, each maximal run of NPU nodes is a *segment*: its code ends
@@ -13,7 +14,9 @@
 //     host is in the output region, a value crossing back in the input region. A node that could run on the NPU but whose emitter refuses it fails
 //     the lowering with the emitter's own rule: it is never moved to the host silently.
 //   - Layout (seed B3). A rank-4 [1, C, H, W] value is an NHWC image, pixels round16(C) bytes apart (the padding
-//     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. Flatten or
+//     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. An int32 value
+//     (a ConvInteger / MatMulInteger output) has 4-byte little-endian elements: pixels round16(4 C), rows
+//     round16(4 K) bytes apart (Placement::elem); only the host reads it. Flatten or
 //     Reshape of an image to [1, C*H*W] is a view of the same bytes and emits no code: its logical column
 //     c*H*W + p is byte p*pitch + c, and a MatMul / Gemm reading it permutes its constant weight rows to match. A
 //     rank-3 [B, M, K] value is a stack: B matrices, each laid out as the rank-2 form (M rows round16(K) bytes
@@ -91,6 +94,7 @@ struct Placement {
     std::int64_t h = 1, w = 1, c = 0;  ///< image: H x W pixels of C channels; matrix, stack: h rows of c columns
     std::int64_t pitch = 0;            ///< bytes between pixels (image) or rows (matrix, stack)
     std::int64_t batch = 1;            ///< stack: how many matrices (each h * pitch bytes, the next right after)
+    std::int64_t elem = 1;             ///< bytes per element: 1 (int8), 4 (int32: ConvInteger / MatMulInteger sums)
     /// Matrix only: the byte within a row of each logical column, when it is not the column itself (a flattened
     /// NHWC image: column c * H * W + pixel is at byte pixel * pitch + c). Empty: column j is byte j.
     std::vector<std::int64_t> columns;
@@ -102,11 +106,11 @@ struct Placement {
     emit::DramMatrix matrix() const { return {region, offset, h, physical_columns(), pitch}; }
     std::int64_t matrix_bytes() const { return h * pitch; }
     emit::DramTensor flat() const { return {region, offset, bytes(), 0}; }
-    /// The byte holding element `i` (row-major over the logical shape: NCHW for an image).
+    /// The first byte of element `i` (row-major over the logical shape: NCHW for an image); `elem` bytes from there.
     std::int64_t byte_of(std::int64_t i) const {
-        if (form == Form::stack) return (i / c) * pitch + i % c;  // row i / c of the B * h rows, matrix after matrix
-        if (form == Form::matrix) return (i / c) * pitch + (columns.empty() ? i % c : columns[i % c]);
-        return (i % (h * w)) * pitch + i / (h * w);
+        if (form == Form::stack) return (i / c) * pitch + elem * (i % c);  // row i / c of the B * h rows
+        if (form == Form::matrix) return (i / c) * pitch + (columns.empty() ? elem * (i % c) : columns[i % c]);
+        return (i % (h * w)) * pitch + elem * (i / (h * w));
     }
     friend bool operator==(const Placement&, const Placement&) = default;
     /// "scratch @4096 +4096 B: NHWC 16x16x8, pixels 16 B apart" (IR dumps and the lowering log).
@@ -114,11 +118,12 @@ struct Placement {
         static constexpr const char* regions[] = {"weights", "scratch", "input", "output"};
         std::string s =
             std::string(regions[region & 3]) + " @" + std::to_string(offset) + " +" + std::to_string(bytes()) + " B: ";
+        const std::string wide = elem == 4 ? " int32" : "";
         if (form == Form::image)
-            return s + "NHWC " + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) + ", pixels " +
-                   std::to_string(pitch) + " B apart";
+            return s + "NHWC " + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) + wide +
+                   ", pixels " + std::to_string(pitch) + " B apart";
         if (form == Form::stack) s += std::to_string(batch) + " matri" + (batch == 1 ? "x" : "ces") + " of ";
-        s += std::to_string(h) + " row" + (h == 1 ? "" : "s") + " of " + std::to_string(c) + ", " +
+        s += std::to_string(h) + " row" + (h == 1 ? "" : "s") + " of " + std::to_string(c) + wide + ", " +
              std::to_string(pitch) + " B apart";
         return columns.empty() ? s : s + ", column c*H*W+p at byte p*pixel pitch+c (a flattened NHWC image)";
     }
@@ -128,6 +133,7 @@ struct Placement {
 /// stream them side by side)?
 inline bool same_layout(const Placement& a, const Placement& b) {
     return a.form == b.form && a.h == b.h && a.w == b.w && a.c == b.c && a.pitch == b.pitch && a.batch == b.batch &&
+           a.elem == b.elem &&
            a.columns == b.columns;
 }
 
@@ -191,9 +197,18 @@ inline std::vector<ValueId> data_inputs(const Graph& g, const Node& n) {
     return r;
 }
 
-/// Could the node run on the NPU: not marked host, int8 in and out. (The emitter may still refuse it.)
+/// ConvInteger / MatMulInteger with its int32 output (the accumulator the emitters store from ACC).
+inline bool integer_sum(const Graph& g, const Node& n) {
+    if (n.op != "ConvInteger" && n.op != "MatMulInteger") return false;
+    const auto& t = g.value(n.outputs[0]).type;
+    return t.dtype == DType::i32 && !t.quant;
+}
+
+/// Could the node run on the NPU: not marked host, int8 in and out, or int8 in and int32 out for ConvInteger and
+/// MatMulInteger. (The emitter may still refuse it.)
 inline bool npu_candidate(const Graph& g, const Node& n) {
-    if (n.target == Target::host || n.outputs.size() != 1 || !int8_value(g.value(n.outputs[0]))) return false;
+    if (n.target == Target::host || n.outputs.size() != 1) return false;
+    if (!int8_value(g.value(n.outputs[0])) && !integer_sum(g, n)) return false;
     const auto ins = data_inputs(g, n);
     if (ins.empty()) return false;
     for (ValueId x : ins)
@@ -220,7 +235,8 @@ inline Result<Placement> shape_form(const Value& v, const std::string& what) {
                           "values as stacks of matrices; " +
                               v.name + " is " + s.str());
     }
-    p.pitch = emit::round16(p.c);
+    p.elem = v.type.dtype == DType::i32 ? 4 : 1;
+    p.pitch = emit::round16(p.elem * p.c);
     return p;
 }
 
@@ -820,14 +836,16 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
             }
             L.log.push_back("value  " + out.name + ": a view of " + g.value(ins[0]).name +
                             (p.columns.empty() ? " (no code)" : " (no code; columns are NHWC bytes)"));
-        } else if (n.op == "Conv") {
+        } else if (n.op == "Conv" || n.op == "ConvInteger") {
+            // ConvInteger: the same kernel storing its int32 sums from ACC (ConvOptions::int32_output)
+            const bool integer = n.op == "ConvInteger";
             JANUS_TRY(auto a, attrs_of<ops::Conv::Attrs>(n.attrs, ops::Conv::schema, what));
             if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1)
                 return make_error(what, "", "lower-conv-weights", "the weights must be a constant");
             const Value& wv = g.value(n.inputs[1]);
             if (in_place(0).form != Placement::Form::image || wv.type.shape.size() != 4)
                 return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
-            JANUS_TRY(auto geo, ops::Conv::geometry(types, a));
+            JANUS_TRY(auto geo, integer ? ops::ConvInteger::geometry(types, a) : ops::Conv::geometry(types, a));
             const auto& win = geo.conv.window;
             const emit::ConvWindow cw{wv.type.shape[2],
                                       wv.type.shape[3],
@@ -838,16 +856,19 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
                                       {win.pads_begin[0], win.pads_begin[1], win.pads_end[0], win.pads_end[1]},
                                       geo.conv.groups};
             const std::int64_t co = wv.type.shape[0];
-            JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, co, false, what));
+            JANUS_TRY(auto plan, integer ? ops::ConvInteger::zero_points(types, a)
+                                         : ops::plan_conv_quant(types[0], types[1], out.type, co, false, what));
             JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
             const auto w = const_data<std::int8_t>(wv);
             const Placement x = in_place(0);
             const Placement y = place_result(k, form);
-            const bool depthwise = cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
+            // the depthwise kernel requantizes on VEC (vec.mac): an int32 output takes lower_conv's block diagonal
+            const bool depthwise = !integer && cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
             L.log.push_back("node   " + node_what(g, k) + ": " + (depthwise ? "lower_depthwise" : "lower_conv"));
             const emit::Clamp clamp = clamp_of(k);
-            st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp, lut_of(k))
-                           : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp, lut_of(k)});
+            st = depthwise
+                     ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp, lut_of(k))
+                     : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp, lut_of(k), integer});
         } else if (n.op == "ConvTranspose") {
             // the input zero-stuffed into a DRAM scratch image, then a Conv (emit/conv.hpp lower_conv_transpose)
             JANUS_TRY(auto a, attrs_of<ops::ConvTranspose::Attrs>(n.attrs, ops::ConvTranspose::schema, what));
@@ -913,7 +934,9 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
                             (mo.batch.a_stride == 0 ? " (A broadcast)" : "") +
                             (ws.size() == 2 || ws[0] == 1 ? " (B shared)" : ""));
             st = emit::lower_matmul(b, plan, x.matrix(), const_data<std::int8_t>(wv), K, N, y.matrix(), mo);
-        } else if (n.op == "Gemm" || n.op == "MatMul") {
+        } else if (n.op == "Gemm" || n.op == "MatMul" || n.op == "MatMulInteger") {
+            // MatMulInteger: the same kernel storing its int32 sums from ACC (MatmulOptions::int32_output)
+            const bool integer = n.op == "MatMulInteger";
             if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
                 ins[0] != n.inputs[0])
                 return make_error(what, "", "lower-matmul-operands",
@@ -950,6 +973,8 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
                                           "C lowers as a constant int32 [N] bias with beta == alpha");
                     bias = const_data<std::int32_t>(cv);
                 }
+            } else if (integer) {
+                plan = ops::MatMulInteger::zero_points(types);
             } else {
                 plan = ops::MatMul::plan(types, out.type);
             }
@@ -967,7 +992,8 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
             const Placement y = place_result(k, form);
             L.log.push_back("node   " + node_what(g, k) + ": lower_matmul K=" + std::to_string(K) +
                             " N=" + std::to_string(N));
-            st = emit::lower_matmul(b, *plan, x.matrix(), w, K, N, y.matrix(), {0, 0, clamp_of(k), lut_of(k)}, bias);
+            st = emit::lower_matmul(b, *plan, x.matrix(), w, K, N, y.matrix(), {0, 0, clamp_of(k), lut_of(k), integer},
+                                    bias);
         } else if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" ||
                    n.op == "GlobalMaxPool") {
             if (in_place(0).form != Placement::Form::image)

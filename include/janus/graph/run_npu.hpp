@@ -6,7 +6,8 @@
 // the reference kernels; then, for each segment of the program, the host nodes before it run (reference kernels),
 // the values crossing into it are packed into the input region (NCHW -> NHWC, the padding lanes filled with 0x5A
 // so that a kernel reading them as data shows), the simulator runs it from its entry pc over the same machine, and
-// its outputs are unpacked with the graph's own types; the host epilogue runs last. The report adds up the
+// its outputs are unpacked with the graph's own types (int8 codes, or the little-endian int32 sums of ConvInteger and
+// MatMulInteger); the host epilogue runs last. The report adds up the
 // segments' runs (vnpu::sim::accumulate). A fault or a race is an error (rule npu-fault, npu-race): the compiler
 // produced a wrong program. `observe` sees every value the host computes and, when the lowering kept its
 // intermediates, every value the NPU computes, in node order. `simulate` is vnpu::sim::run, passed in so that only
@@ -43,6 +44,16 @@ inline void pack_value(const Tensor& t, const Placement& p, std::vector<std::uin
 }
 
 inline Tensor unpack_value(const std::vector<std::uint8_t>& region, const Placement& p, const ops::TensorType& type) {
+    if (type.dtype == DType::i32) {  // ConvInteger / MatMulInteger sums: 4 bytes per element, little endian
+        std::vector<std::int32_t> v(static_cast<std::size_t>(element_count(type.shape)));
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const std::size_t at = p.offset + static_cast<std::size_t>(p.byte_of(static_cast<std::int64_t>(i)));
+            std::uint32_t u = 0;
+            for (std::size_t k = 0; k < 4; ++k) u |= static_cast<std::uint32_t>(region[at + k]) << (8 * k);
+            v[i] = static_cast<std::int32_t>(u);
+        }
+        return Tensor::from<std::int32_t>(type.shape, v);
+    }
     std::vector<std::int8_t> v(static_cast<std::size_t>(element_count(type.shape)));
     for (std::size_t i = 0; i < v.size(); ++i)
         v[i] = static_cast<std::int8_t>(

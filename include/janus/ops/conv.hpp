@@ -528,6 +528,16 @@ struct ConvInteger {
         return TensorType{DType::i32, g.out_shape, std::nullopt};
     }
 
+    /// The zero points the sum subtracts, as a ConvQuantPlan with zp_x and zp_w[oc] only (no multipliers, zp_y 0):
+    /// what run() uses, and what emit::lower_conv's int32 output takes.
+    static Result<ConvQuantPlan> zero_points(std::span<const TensorType> in, const Attrs& a) {
+        if (auto g = geometry(in, a); !g.ok()) return g.error();
+        ConvQuantPlan p;
+        p.zp_x = in[0].quant->zero_point();
+        detail::conv_weight_channels(*in[1].quant, in[1].shape[0], 0, false, p.s_w, p.zp_w);
+        return p;
+    }
+
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<ConvInteger>(in));
         const std::string what = op_what<ConvInteger>();
@@ -536,10 +546,9 @@ struct ConvInteger {
         if (!(out.shape == g.out_shape) || out.dtype != DType::i32 || out.quant)
             return make_error(what, "output", "output-dtype",
                               "the output is int32 " + g.out_shape.str() + " without quantization, not " + out.str());
-        const std::int32_t zp_x = types[0].quant->zero_point();
-        std::vector<float> s_w;
-        std::vector<std::int32_t> zp_w;
-        detail::conv_weight_channels(*types[1].quant, types[1].shape[0], 0, false, s_w, zp_w);
+        JANUS_TRY(const ConvQuantPlan zp, zero_points(types, a));
+        const std::int32_t zp_x = zp.zp_x;
+        const std::vector<std::int32_t>& zp_w = zp.zp_w;
         return visit_quant_dtype(in[0].dtype, [&](auto tx) -> Result<Tensor> {
             return visit_quant_dtype(in[1].dtype, [&](auto tw) -> Result<Tensor> {
                 using namespace expr;

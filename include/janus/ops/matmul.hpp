@@ -472,6 +472,17 @@ struct MatMulInteger {
         return TensorType{DType::i32, s.out, std::nullopt};
     }
 
+    /// The zero points the sum subtracts, as a MatMulQuantPlan with zp_a[m] and zp_b[n] only (no multipliers, zp_y
+    /// 0): what run() uses, and what emit::lower_matmul's int32 output takes.
+    static Result<MatMulQuantPlan> zero_points(std::span<const TensorType> in) {
+        JANUS_TRY(detail::MatMulShapes s, shapes(in));
+        const std::int64_t M = s.a.shape[s.a.shape.size() - 2], N = s.b.shape[s.b.shape.size() - 1];
+        MatMulQuantPlan p;
+        for (std::int64_t m = 0; m < M; ++m) p.zp_a.push_back(s.a.quant->zero_point(static_cast<std::size_t>(m)));
+        for (std::int64_t n = 0; n < N; ++n) p.zp_b.push_back(s.b.quant->zero_point(static_cast<std::size_t>(n)));
+        return p;
+    }
+
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs&, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<MatMulInteger>(in));
         const std::string what = op_what<MatMulInteger>();
@@ -481,10 +492,9 @@ struct MatMulInteger {
             return make_error(what, "output", "output-dtype",
                               "the output is int32 " + s.out.str() + " without quantization, not " + out.str());
         JANUS_TRY(const detail::MatMulOperands ops, detail::matmul_promote<MatMulInteger>(in[0], in[1], s));
-        const std::int64_t M = s.a.shape[s.a.shape.size() - 2], N = s.b.shape[s.b.shape.size() - 1];
-        std::vector<std::int32_t> zp_a, zp_b;
-        for (std::int64_t m = 0; m < M; ++m) zp_a.push_back(s.a.quant->zero_point(static_cast<std::size_t>(m)));
-        for (std::int64_t n = 0; n < N; ++n) zp_b.push_back(s.b.quant->zero_point(static_cast<std::size_t>(n)));
+        JANUS_TRY(const MatMulQuantPlan zp, zero_points(types));
+        const std::vector<std::int32_t>& zp_a = zp.zp_a;
+        const std::vector<std::int32_t>& zp_b = zp.zp_b;
         return visit_quant_dtype(in[0].dtype, [&](auto ta) -> Result<Tensor> {
             return visit_quant_dtype(in[1].dtype, [&](auto tb) -> Result<Tensor> {
                 using namespace expr;

@@ -191,7 +191,8 @@ inline constexpr std::array instruction_table = {
                 "For each row r: local[rd + r*dst_stride ..+bytes] = region[rs + r*src_stride ..+bytes] (LMEM, ACC or LUT RAM).",
                 {Sem::dma_load, Cost::dma}),
     detail::row("dma.store", 10, Unit::dma, {detail::region("region", 44), detail::reg("rd", 40), detail::reg("rs", 36), detail::bytes16("bytes")},
-                "For each row r: region[rd + r*dst_stride ..+bytes] = local[rs + r*src_stride ..+bytes].",
+                "For each row r: region[rd + r*dst_stride ..+bytes] = local[rs + r*src_stride ..+bytes] (LMEM, ACC or LUT RAM;\n"
+                "ACC's int32 lanes leave as their little-endian bytes: ConvInteger / MatMulInteger sums).",
                 {Sem::dma_store, Cost::dma}),
     detail::row("dma.move", 11, Unit::dma, {detail::reg("rd", 44), detail::reg("rs", 40), detail::bytes16("bytes")},
                 "For each row r: local[rd + r*dst_stride ..+bytes] = local[rs + r*src_stride ..+bytes] (each row copied as a whole).",
