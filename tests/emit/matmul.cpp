@@ -272,6 +272,10 @@ TEST_CASE("MatMul refusals name the rule and leave nothing in the builder") {
     bad = plan;
     bad.negate = true;
     CHECK_RULE(lower_matmul(b, bad, A, p.w, 16, 16, Y), "lower-matmul-alpha");
+    // a plan without multipliers (MatMulInteger's zero points only) on a requantized output: refused, not read past
+    bad = plan;
+    bad.multipliers.clear();
+    CHECK_RULE(lower_matmul(b, bad, A, p.w, 16, 16, Y), "lower-matmul-layout");
     CHECK_RULE(lower_matmul(b, plan, DramMatrix{2, 0, 4, 16, 8}, p.w, 16, 16, Y), "lower-matmul-layout");
     CHECK_RULE(lower_matmul(b, plan, A, p.w, 16, 16, DramMatrix{3, 8, 4, 16, 16}), "lower-matmul-layout");
     auto hog = b.alloc(Mem::lmem, 256 * 1024 - 256, "hog");

@@ -47,22 +47,8 @@ template <> struct dtype_of<float16>       { static constexpr DType value = DTyp
 template <> struct dtype_of<float>         { static constexpr DType value = DType::f32; };
 template <class T> inline constexpr DType dtype_v = dtype_of<T>::value;
 
-/// Call `f(std::type_identity<T>{})` with the C++ type of `d`.
-template <class F>
-constexpr decltype(auto) visit_dtype(DType d, F&& f) {
-    switch (d) {
-        case DType::i8: return f(std::type_identity<std::int8_t>{});
-        case DType::u8: return f(std::type_identity<std::uint8_t>{});
-        case DType::i16: return f(std::type_identity<std::int16_t>{});
-        case DType::u16: return f(std::type_identity<std::uint16_t>{});
-        case DType::i32: return f(std::type_identity<std::int32_t>{});
-        case DType::u32: return f(std::type_identity<std::uint32_t>{});
-        case DType::i64: return f(std::type_identity<std::int64_t>{});
-        case DType::f16: return f(std::type_identity<float16>{});
-        case DType::f32: break;
-    }
-    return f(std::type_identity<float>{});
-}
+/// True for the enumerators above (a DType read from outside, e.g. a cast byte, may be none of them).
+constexpr bool is_valid_dtype(DType d) { return static_cast<std::size_t>(d) < std::size(all_dtypes); }
 
 /// Call `f(std::type_identity<T>{})` with the C++ type of integer dtype `d` (int8 ... int64); `d` must be one
 /// (callers classify first: ops/op.hpp classify_input_kinds), so no float branch is ever instantiated.
@@ -81,14 +67,20 @@ constexpr decltype(auto) visit_int_dtype(DType d, F&& f) {
     return f(std::type_identity<std::int8_t>{});
 }
 
+/// Call `f(std::type_identity<T>{})` with the C++ type of `d` (float32 for a value that is no dtype).
+template <class F>
+constexpr decltype(auto) visit_dtype(DType d, F&& f) {
+    if (d == DType::f16) return f(std::type_identity<float16>{});
+    if (d == DType::f32 || !is_valid_dtype(d)) return f(std::type_identity<float>{});
+    return visit_int_dtype(d, f);
+}
+
 constexpr std::size_t dtype_size(DType d) {
     return visit_dtype(d, [](auto t) { return sizeof(typename decltype(t)::type); });
 }
 constexpr std::string_view dtype_name(DType d) {
     return visit_dtype(d, [](auto t) { return dtype_traits<dtype_v<typename decltype(t)::type>>::name; });
 }
-/// True for the enumerators above (a DType read from outside, e.g. a cast byte, may be none of them).
-constexpr bool is_valid_dtype(DType d) { return static_cast<std::size_t>(d) < std::size(all_dtypes); }
 /// The ONNX code of `d`; 0 (ONNX's UNDEFINED) for a value that is not a dtype.
 constexpr int dtype_onnx_code(DType d) {
     if (!is_valid_dtype(d)) return 0;

@@ -126,6 +126,10 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
                       "the bias has " + std::to_string(bias.size()) + " values for " + std::to_string(N) + " columns");
     if (plan.per_axis == ops::MatMulPerAxis::rows && plan.multipliers.size() > 1)
         return refuse("lower-matmul-per-row", "per-row multipliers: the VEC unit requantizes per column");
+    if (!i32 && plan.multipliers.size() != 1 && plan.multipliers.size() != static_cast<std::size_t>(N))
+        return refuse("lower-matmul-layout", "the plan has " + std::to_string(plan.multipliers.size()) +
+                                                 " multipliers for " + std::to_string(N) +
+                                                 " columns (a requantized output needs 1 or N)");
     if (plan.zp_a.size() != static_cast<std::size_t>(M))
         return refuse("lower-matmul-layout",
                       "A has " + std::to_string(plan.zp_a.size()) + " zero points for " + std::to_string(M) + " rows");
