@@ -85,6 +85,50 @@ inline void store_lane(std::byte* p, expr::lane_t<T> v) {
     std::memcpy(p, &t, sizeof(T));
 }
 
+/// Input k's element at p, into the scalar arguments (its lane class by its dtype). Not a template of the
+/// expression: compiled once, whatever the number of map kernels.
+inline void load_scalar_arg(DType d, std::size_t k, const std::byte* p, expr::ScalarArgs& a) {
+    visit_dtype(d, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (expr::is_float_v<T>) a.f[k] = load_lane<T>(p);
+        else if constexpr (expr::is_int_v<T>) a.i[k] = load_lane<T>(p);
+        else if constexpr (expr::is_wide_v<T>) a.l[k] = load_lane<T>(p);
+    });
+}
+
+/// `lanes` elements of input k from p, `stride` bytes apart (0: broadcast), into the batch arguments.
+inline void load_batch_arg(DType d, std::size_t k, const std::byte* p, std::int64_t stride, expr::BatchArgs& b) {
+    visit_dtype(d, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (expr::Element<T>) {
+            using L = expr::lane_t<T>;
+            xsimd::batch<L, expr::arch> v;
+            if (stride == 0) {
+                v = xsimd::batch<L, expr::arch>(load_lane<T>(p));
+            } else if (stride == static_cast<std::int64_t>(sizeof(T))) {
+                if constexpr (std::is_same_v<T, L>) {
+                    alignas(64) std::array<L, expr::lanes> same;
+                    std::memcpy(same.data(), p, sizeof same);  // no aliasing assumption about the storage
+                    v = xsimd::batch<L, expr::arch>::load_aligned(same.data());
+                } else {
+                    alignas(64) std::array<T, expr::lanes> raw;
+                    std::memcpy(raw.data(), p, sizeof raw);
+                    alignas(64) std::array<L, expr::lanes> wide;
+                    for (std::size_t l = 0; l < expr::lanes; ++l) wide[l] = static_cast<L>(raw[l]);
+                    v = xsimd::batch<L, expr::arch>::load_aligned(wide.data());
+                }
+            } else {
+                alignas(64) std::array<L, expr::lanes> wide;
+                for (std::size_t l = 0; l < expr::lanes; ++l)
+                    wide[l] = load_lane<T>(p + static_cast<std::int64_t>(l) * stride);
+                v = xsimd::batch<L, expr::arch>::load_aligned(wide.data());
+            }
+            if constexpr (std::is_same_v<L, float>) b.f[k] = v;
+            else b.i[k] = v;
+        }
+    });
+}
+
 }  // namespace detail
 
 template <expr::Expr E>
@@ -125,43 +169,10 @@ Status run_map(const E& e, std::span<const Tensor> inputs, Tensor& out, const Ma
     const std::int64_t out_stride = rank > 0 ? out.layout.strides[last] : 0;
 
     auto read_scalar = [&](std::size_t k, const std::byte* p, expr::ScalarArgs& a) {
-        visit_dtype(in_dtype[k], [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            if constexpr (expr::is_float_v<T>) a.f[k] = detail::load_lane<T>(p);
-            else if constexpr (expr::is_int_v<T>) a.i[k] = detail::load_lane<T>(p);
-            else if constexpr (expr::is_wide_v<T>) a.l[k] = detail::load_lane<T>(p);
-        });
+        detail::load_scalar_arg(in_dtype[k], k, p, a);
     };
     auto read_batch = [&](std::size_t k, const std::byte* p, std::int64_t stride, expr::BatchArgs& b) {
-        visit_dtype(in_dtype[k], [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            if constexpr (expr::Element<T>) {
-                using L = expr::lane_t<T>;
-                xsimd::batch<L, expr::arch> v;
-                if (stride == 0) {
-                    v = xsimd::batch<L, expr::arch>(detail::load_lane<T>(p));
-                } else if (stride == static_cast<std::int64_t>(sizeof(T))) {
-                    if constexpr (std::is_same_v<T, L>) {
-                        alignas(64) std::array<L, expr::lanes> same;
-                        std::memcpy(same.data(), p, sizeof same);  // no aliasing assumption about the storage
-                        v = xsimd::batch<L, expr::arch>::load_aligned(same.data());
-                    } else {
-                        alignas(64) std::array<T, expr::lanes> raw;
-                        std::memcpy(raw.data(), p, sizeof raw);
-                        alignas(64) std::array<L, expr::lanes> wide;
-                        for (std::size_t l = 0; l < expr::lanes; ++l) wide[l] = static_cast<L>(raw[l]);
-                        v = xsimd::batch<L, expr::arch>::load_aligned(wide.data());
-                    }
-                } else {
-                    alignas(64) std::array<L, expr::lanes> wide;
-                    for (std::size_t l = 0; l < expr::lanes; ++l)
-                        wide[l] = detail::load_lane<T>(p + static_cast<std::int64_t>(l) * stride);
-                    v = xsimd::batch<L, expr::arch>::load_aligned(wide.data());
-                }
-                if constexpr (std::is_same_v<L, float>) b.f[k] = v;
-                else b.i[k] = v;
-            }
-        });
+        detail::load_batch_arg(in_dtype[k], k, p, stride, b);
     };
 
     alignas(64) std::array<std::int32_t, expr::lanes> iota{};
