@@ -268,6 +268,16 @@ run 2 "$J" inspect "$T/cut.jpk"
 run 2 "$J" run "$T/m.jpk" -i input="$FX/mobilenet_v2_tiny.in0.npy" -o "$T/none" --engine ref
 has "$T/err" "a package runs on the NPU engine only"
 
+# 8e. a valid model Janus does not implement: "MODEL:POSITION: unsupported: <op> <attribute or type>; why [rule]",
+# exit 2, nothing written; a malformed one says "error:" (docs/conformance.md "Unsupported or malformed")
+run 2 "$J" compile "$SRC/tests/onnx/bad_import/unknown_op.onnx" -o "$T/new.jpk"
+has "$T/err" "unknown_op.onnx:node 'e' (Einsum): unsupported: Einsum; Janus has no such operator"
+[ ! -e "$T/new.jpk" ] && ok || fail "an unsupported model wrote a package"
+run 2 "$J" run "$SRC/tests/onnx/bad_import/layer_norm_stash_type_0.onnx" -o "$T/none" --engine ref
+has "$T/err" "(LayerNormalization): unsupported: LayerNormalization stash_type 0; Janus computes the statistics in float32"
+run 2 "$J" compile "$SRC/tests/onnx/bad_import/undefined_input.onnx" -o "$T/new.jpk"
+has "$T/err" "undefined_input.onnx:node 'r' (Relu): error: input 'nowhere' is not defined before this node [onnx-undefined]"
+
 # 9. run: bad input names the file and the rule, exit 2, no output written
 rm -rf "$T/none"
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_uint8_add_sigmoid.in0.npy" -o "$T/none" --engine ref
@@ -335,6 +345,28 @@ if [ -d "$NODE/test_abs" ] && [ -d "$NODE/test_relu" ]; then
     run 2 "$J" conform "$T/node" --filter test_abs --expect "$T/bad_want.txt"
     has "$T/err" "bad_want.txt:line 1: error: "
     has "$T/err" "[conformance-line]"
+    # every node test is valid ONNX: one Janus does not claim must be refused as unsupported, else conform exits 1
+    mkdir -p "$T/node2/test_einsum_sum" "$T/node2/test_truncated"
+    cp -r "$NODE/test_einsum_sum/." "$T/node2/test_einsum_sum/"
+    cp "$SRC/tests/onnx/bad/truncated.onnx" "$T/node2/test_truncated/model.onnx"
+    run 1 "$J" conform "$T/node2" --report "$T/conf2.txt"
+    has "$T/out" "the other 2 node tests: 1 refused as unsupported, 1 not"
+    has "$T/out" "not refused as unsupported: test_truncated"
+    has "$T/err" "1 node tests of op types Janus does not claim were not refused as unsupported"
+    rm -r "$T/node2/test_truncated"
+    run 0 "$J" conform "$T/node2"
+    has "$T/out" "the other 1 node tests: 1 refused as unsupported, 0 not"
+    # a claimed test with no data set proves nothing: it fails
+    mkdir -p "$T/node3/test_abs_no_data"
+    cp "$NODE/test_abs/model.onnx" "$T/node3/test_abs_no_data/"
+    run 1 "$J" conform "$T/node3"
+    has "$T/out" "test_abs_no_data ops=Abs ref=fail(conform-data)"
+fi
+# a model that outputs a constant compiles (its output is a constant of the package's host section) and runs
+if [ -d "$NODE/test_constant" ]; then
+    run 0 "$J" compile "$NODE/test_constant/model.onnx" -o "$T/const.jpk"
+    run 0 "$J" run "$T/const.jpk" -o "$T/const" --output-format pb
+    same "$T/const/values.pb" "$NODE/test_constant/test_data_set_0/output_0.pb" "a constant output through a package"
 fi
 # float16 end to end, and a model with no NPU node: test_max_float16 compiles to a lone halt with its Max in the
 # host section; the package run writes the node test's expected TensorProto byte for byte, and numpy reads the .npy

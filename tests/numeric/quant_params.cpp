@@ -39,6 +39,26 @@ TEST_CASE("Error::message() is 'input:position: error: detail [rule]', the posit
     CHECK_FALSE(e == f);
 }
 
+TEST_CASE("an unsupported error prints 'unsupported:' and keeps its kind and detail when wrapped in its context") {
+    const auto u = janus::make_unsupported("Resize", "", "antialias-unsupported", "Resize antialias 1",
+                                           "Janus implements antialias 0");
+    CHECK(u.unsupported());
+    CHECK(u.message() ==
+          "Resize: unsupported: Resize antialias 1; Janus implements antialias 0 [antialias-unsupported]");
+    const auto uw = u.within("m.onnx", "node 'r' (Resize)");
+    CHECK(uw.unsupported());
+    CHECK(uw.message() ==
+          "m.onnx:node 'r' (Resize): unsupported: Resize antialias 1; Janus implements antialias 0 "
+          "[antialias-unsupported]");
+    // a malformed error stays malformed; its detail becomes its cause
+    const auto e = janus::make_error("Conv.scale", "", "scale-positive-finite", "scale must be > 0");
+    const auto ew = e.within("m.onnx", "node 'c' (Conv)");
+    CHECK_FALSE(ew.unsupported());
+    CHECK(ew.message() == "m.onnx:node 'c' (Conv): error: Conv.scale: scale must be > 0 [scale-positive-finite]");
+    CHECK(janus::make_unsupported("m.onnx", "", "onnx-op", "Einsum", "").message() ==
+          "m.onnx: unsupported: Einsum [onnx-op]");
+}
+
 TEST_CASE("make_quant accepts finite positive scales and zero points inside the storage range") {
     const auto q = num::make_quant(DType::i8, 0.05f, -3);
     REQUIRE(q.ok());

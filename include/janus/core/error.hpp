@@ -6,7 +6,12 @@
 //   - `input`:    what was being read ("Add.input[1].shape", "model.onnx", "QuantParams.scale"),
 //   - `position`: where inside it ("axis 2", "byte 1043", "12:7"); may be empty when the input is a single value,
 //   - `rule`:     the short name of the rule that was broken ("broadcast-compatible", "scale-positive"),
-//   - `detail`:   a sentence a user can act on.
+//   - `detail`:   a sentence a user can act on,
+//   - `kind`:     `malformed` (the input breaks a rule of its format or op: fix the input) or `unsupported` (the input
+//                 is valid, Janus does not implement it: the detail then starts with the op, or the graph element,
+//                 and the attribute or type Janus lacks, e.g. "Resize antialias 1; ...").
+// An unsupported error prints as "input:position: unsupported: <op> <attribute or type>; why [rule]" (issue 7), a
+// malformed one as "input:position: error: detail [rule]". Wrapping an error in its context (`within`) keeps its kind.
 // Misuse of templates is a static_assert (tier 1); broken internal invariants are JANUS_ASSERT (tier 2).
 #include <cassert>
 #include <string>
@@ -16,17 +21,23 @@
 
 namespace janus {
 
+enum class ErrorKind : unsigned char { malformed, unsupported };
+
 struct Error {
     std::string input;
     std::string position;
     std::string rule;
     std::string detail;
+    ErrorKind kind = ErrorKind::malformed;
 
-    /// "input:position: error: detail [rule]" (position omitted when empty). Stable text: golden tests pin it.
+    bool unsupported() const { return kind == ErrorKind::unsupported; }
+
+    /// "input:position: error: detail [rule]", or "input:position: unsupported: detail [rule]" (position omitted when
+    /// empty). Stable text: golden tests pin it.
     std::string message() const {
         std::string m = input;
         if (!position.empty()) m += ":" + position;
-        m += ": error: " + detail + " [" + rule + "]";
+        m += (unsupported() ? ": unsupported: " : ": error: ") + detail + " [" + rule + "]";
         return m;
     }
     /// "input:position: detail": the error as the detail of an error about its context (which names the rule).
@@ -35,11 +46,24 @@ struct Error {
         if (!position.empty()) m += ":" + position;
         return m + ": " + detail;
     }
+    /// This error as seen from its context (`input`, `position`), same rule and kind. A malformed error's detail
+    /// becomes its `cause()`; an unsupported one keeps its detail, which already names the op and what it lacks.
+    Error within(std::string outer_input, std::string outer_position) const {
+        return Error{std::move(outer_input), std::move(outer_position), rule, unsupported() ? detail : cause(), kind};
+    }
     friend bool operator==(const Error&, const Error&) = default;
 };
 
 inline Error make_error(std::string input, std::string position, std::string rule, std::string detail) {
     return Error{std::move(input), std::move(position), std::move(rule), std::move(detail)};
+}
+
+/// A valid input Janus does not implement. `subject` is "<op> <attribute or type>" (or the graph element and what it
+/// has, when no op is involved), `why` what Janus does instead or needs; the detail is "subject; why".
+inline Error make_unsupported(std::string input, std::string position, std::string rule, std::string subject,
+                              std::string why) {
+    if (!why.empty()) subject += "; " + why;
+    return Error{std::move(input), std::move(position), std::move(rule), std::move(subject), ErrorKind::unsupported};
 }
 
 /// A value or an Error. Deliberately small (std::expected is C++23).

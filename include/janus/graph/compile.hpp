@@ -258,6 +258,7 @@ inline Result<package::Package> host_package(const Graph& g, const LoweredGraph&
         nodes_before.push_back(h.nodes.size());
     }
     for (ValueId v : g.outputs) {
+        if (g.value(v).kind == ValueKind::constant) copy(v, ValueKind::constant);  // a model that outputs a constant
         if (map[static_cast<std::size_t>(v)] == no_value)
             return make_error(what, g.value(v).name, "package-host-op",
                               "the graph output is computed neither on the host nor by the program");

@@ -78,8 +78,7 @@ inline Status run_node(const Graph& g, std::size_t k, Env& env, KernelFn kernel,
     const ValueId o = n.outputs.at(0);
     auto r = kernel(n.op, in, n.attrs, g.value(o).type, ctx);
     if (!r.ok())
-        return make_error("graph " + g.name, "node " + std::to_string(k) + " (" + n.op + " " + n.origin + ")",
-                          r.error().rule, r.error().cause());
+        return r.error().within("graph " + g.name, "node " + std::to_string(k) + " (" + n.op + " " + n.origin + ")");
     if (observe) observe(k, o, *r);
     env[static_cast<std::size_t>(o)] = std::move(*r);
     return ok_status();

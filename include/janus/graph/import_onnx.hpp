@@ -30,9 +30,12 @@
 //      BatchNormalization with training_mode 1, and Min / Max with other than two inputs. A MaxPool with its Indices
 //      output becomes MaxPool and MaxPoolIndices (ops/pool.hpp).
 // Rules: onnx-opset (an opset above 17, or a node whose op's schema at the model's opset Janus does not implement:
-// schema_refusal), onnx-domain, onnx-op (not in the registry),
+// check_schema), onnx-domain, onnx-op (not in the registry),
 // onnx-undefined (a name read before it is defined), onnx-constant-input, onnx-quant (parameters that are not
 // constants or a tensor read under two quantizations), onnx-graph-io, plus every error of the op's own `infer`.
+// A valid model that Janus does not implement is refused with an *unsupported* error, "MODEL:node 'n' (Op):
+// unsupported: Op <attribute or type>; why [rule]" (core/error.hpp; docs/conformance.md "Unsupported or malformed");
+// a model that breaks a rule of ONNX with a malformed one ("...: error: ..."). An op's own refusal keeps its kind.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -141,25 +144,56 @@ inline constexpr OlderSchema older_schemas[] = {
 };
 // clang-format on
 
-/// "" when Janus implements the schema of `op` that a model importing `opset` uses, else why not.
-inline std::string schema_refusal(std::string_view op, std::int64_t opset) {
+/// Whether Janus implements the schema of `op` that a model importing `opset` uses: no error when it does; a
+/// malformed one (the op does not exist at that opset) or an unsupported one (an older schema Janus does not read).
+/// The errors name `input` and `position`.
+inline Status check_schema(std::string_view op, std::int64_t opset, const std::string& input,
+                           const std::string& position) {
     const std::int64_t s = onnx::schema_of(op, opset);
     if (s == 0) {  // an op ONNX does not define at this opset (or a Janus op ONNX 1.12 lacks, such as Gelu)
-        if (opset >= min_opset && opset <= max_opset && onnx::schema_of(op, max_opset) == 0) return {};
-        return "ONNX defines no operator '" + std::string(op) + "' at opset " + std::to_string(opset);
+        if (opset >= min_opset && opset <= max_opset && onnx::schema_of(op, max_opset) == 0) return ok_status();
+        return make_error(input, position, "onnx-opset",
+                          "ONNX defines no operator '" + std::string(op) + "' at opset " + std::to_string(opset));
     }
     for (std::int64_t v = min_opset; v <= max_opset; ++v)
-        if (onnx::schema_of(op, v) == s) return {};
+        if (onnx::schema_of(op, v) == s) return ok_status();
     for (const OlderSchema& o : older_schemas)
-        if (o.op == op && o.since == s) return {};
-    return "unsupported: " + std::string(op) + " of opset " + std::to_string(opset) + " (schema " + std::string(op) +
-           "-" + std::to_string(s) + "); Janus implements " + std::string(op) + "-" +
-           std::to_string(onnx::schema_of(op, max_opset)) + " and the older schemas it reads the same way";
+        if (o.op == op && o.since == s) return ok_status();
+    return make_unsupported(input, position, "onnx-opset",
+                            std::string(op) + " of opset " + std::to_string(opset) + " (schema " + std::string(op) +
+                                "-" + std::to_string(s) + ")",
+                            "Janus implements " + std::string(op) + "-" +
+                                std::to_string(onnx::schema_of(op, max_opset)) +
+                                " and the older schemas it reads the same way");
 }
 
 inline bool is_activation(std::string_view op) { return op == "Relu" || op == "Clip"; }
 
 inline bool known_op(std::string_view op) { return !onnx_import_form(op).empty(); }
+
+/// The type of graph input `v`: a tensor of a dtype Janus supports with a static shape, else unsupported.
+inline Result<ops::TensorType> graph_input_type(const onnx::ValueInfo& v, std::string_view input) {
+    const std::string at = "graph input '" + v.name + "'";
+    if (v.elem_type == 0)  // a sequence, map, optional or sparse tensor, or a type left out
+        return make_unsupported(std::string(input), at, "onnx-graph-io", at + " of a non-tensor type",
+                                "Janus compiles graphs of tensors (" + dtype_list() + ") with known shapes");
+    const auto d = dtype_from_onnx_code(v.elem_type);
+    if (!d)
+        return make_unsupported(std::string(input), at, "onnx-graph-io",
+                                at + " type " + onnx::elem_type_name(v.elem_type), "Janus supports " + dtype_list());
+    if (!v.has_shape)
+        return make_unsupported(std::string(input), at, "onnx-graph-io", at + " without a shape",
+                                "Janus compiles static shapes only");
+    Shape s;
+    for (const auto& dim : v.shape) {
+        if (!dim.value)
+            return make_unsupported(std::string(input), at, "onnx-graph-io",
+                                    at + " dimension '" + dim.param + "' (symbolic)",
+                                    "Janus compiles static shapes only");
+        s.push_back(*dim.value);
+    }
+    return ops::TensorType{*d, s, std::nullopt};
+}
 
 class Importer {
 public:
@@ -169,10 +203,10 @@ public:
         g_.name = m_.graph.name;
         const std::int64_t opset = m_.opset("");
         if (opset < 1 || opset > max_opset)
-            return make_error(std::string(input_), "opset_import", "onnx-opset",
-                              "the model imports opset " + std::to_string(opset) + " of ai.onnx; Janus reads opsets " +
-                                  "1 .. " + std::to_string(max_opset) + " (an op's schema from before opset " +
-                                  std::to_string(min_opset) + " only where Janus reads it the same way)");
+            return make_unsupported(
+                std::string(input_), "opset_import", "onnx-opset", "ai.onnx opset " + std::to_string(opset),
+                "Janus reads opsets 1 .. " + std::to_string(max_opset) + " (an op's schema from before opset " +
+                    std::to_string(min_opset) + " only where Janus reads it the same way)");
         for (const auto& t : m_.graph.initializers) consts_[t.name] = &t;
         for (const auto& n : m_.graph.nodes)
             if (n.op_type == "Constant" && n.domain.empty()) {
@@ -199,9 +233,14 @@ public:
 private:
     // ---- errors --------------------------------------------------------------------------------------------
     Error err(const onnx::Node& n, std::string rule, std::string detail) const {
-        return make_error(std::string(input_), "node '" + n.name + "' (" + n.op_type + ")", std::move(rule),
-                          std::move(detail));
+        return make_error(std::string(input_), where(n), std::move(rule), std::move(detail));
     }
+    /// A valid node Janus does not implement: `what` is the attribute or type it lacks (after the op type).
+    Error unsupported(const onnx::Node& n, std::string rule, const std::string& what, std::string why) const {
+        return make_unsupported(std::string(input_), where(n), std::move(rule),
+                                n.op_type + (what.empty() ? "" : " ") + what, std::move(why));
+    }
+    static std::string where(const onnx::Node& n) { return "node '" + n.name + "' (" + n.op_type + ")"; }
 
     // ---- constants ------------------------------------------------------------------------------------------
     Status constant_node(const onnx::Node& n) {
@@ -229,7 +268,8 @@ private:
         } else if (a->name == "value_ints") {
             put(DType::i64, {static_cast<std::int64_t>(a->ints.size())}, a->ints.data(), 8 * a->ints.size());
         } else {
-            return err(n, "onnx-op", "Constant attribute '" + a->name + "' is not supported");
+            return unsupported(n, "onnx-op", "attribute '" + a->name + "'",
+                               "Janus reads value, value_float(s) and value_int(s)");
         }
         owned_.push_back(std::move(t));
         return ok_status();
@@ -272,12 +312,15 @@ private:
         const auto* s = scale_at < n.inputs.size() ? constant(n.inputs[scale_at]) : nullptr;
         const auto* z = zp_at < n.inputs.size() && !n.inputs[zp_at].empty() ? constant(n.inputs[zp_at]) : nullptr;
         if (!s || s->dtype != DType::f32)
-            return err(n, "onnx-quant", "input " + std::to_string(scale_at) + " (scale) must be a float32 constant");
+            return unsupported(n, "onnx-quant", "input " + std::to_string(scale_at) + " (scale) not a float32 constant",
+                               "Janus compiles fixed quantization parameters");
         if (zp_at < n.inputs.size() && !n.inputs[zp_at].empty() && !z)
-            return err(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) must be a constant");
+            return unsupported(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) not a constant",
+                               "Janus compiles fixed quantization parameters");
         const DType d = z ? z->dtype : dflt;
         if (d != DType::i8 && d != DType::u8 && d != DType::i32)
-            return err(n, "onnx-quant", "the zero point is " + std::string(dtype_name(d)) + "; int8, uint8 or int32");
+            return unsupported(n, "onnx-quant", "zero point type " + std::string(dtype_name(d)),
+                               "Janus quantizes to int8, uint8 or int32");
         const auto scales = floats_of(*s);
         std::vector<std::int32_t> zps;
         if (z) {
@@ -295,7 +338,7 @@ private:
         }
         const std::int64_t ax = axis < 0 ? axis + shape.size() : axis;
         auto q = numeric::make_quant_per_axis(d, scales, zps, static_cast<int>(ax), shape, what);
-        if (!q.ok()) return make_error(std::string(input_), what, q.error().rule, q.error().cause());
+        if (!q.ok()) return q.error().within(std::string(input_), what);
         return q;
     }
 
@@ -307,7 +350,7 @@ private:
         for (const auto& v : m_.graph.inputs) defined.insert(v.name);
         for (const auto& n : m_.graph.nodes) {
             if (!n.domain.empty() && n.domain != "ai.onnx")
-                return err(n, "onnx-domain", "op domain '" + n.domain + "' is not supported (only ai.onnx)");
+                return unsupported(n, "onnx-domain", "of domain '" + n.domain + "'", "Janus imports ai.onnx ops only");
             for (const auto& i : n.inputs)
                 if (!i.empty() && !defined.count(i))
                     return err(n, "onnx-undefined", "input '" + i + "' is not defined before this node");
@@ -385,9 +428,7 @@ private:
         std::vector<ops::TensorType> types;
         for (ValueId v : in) types.push_back(g_.value(v).type);
         auto ty = ops::infer_by_name(op, types, attrs);
-        if (!ty.ok())
-            return make_error(std::string(input_), "node '" + n.name + "' (" + n.op_type + ")", ty.error().rule,
-                              ty.error().cause());
+        if (!ty.ok()) return ty.error().within(std::string(input_), "node '" + n.name + "' (" + n.op_type + ")");
         ops::TensorType out = *ty;
         if (!q || !is_quantized_storage(out.dtype))
             return emit(op, std::move(in), std::move(attrs), out, out_name, n.name, t);
@@ -402,18 +443,8 @@ private:
     }
 
     Status graph_input(const onnx::ValueInfo& v) {
-        const auto d = onnx::to_dtype(v.elem_type);
-        if (!d || !v.has_shape)
-            return make_error(std::string(input_), "graph input '" + v.name + "'", "onnx-graph-io",
-                              "a graph input needs a tensor type Janus supports (" + dtype_list() + ") and a shape");
-        Shape s;
-        for (const auto& dim : v.shape) {
-            if (!dim.value)
-                return make_error(std::string(input_), "graph input '" + v.name + "'", "onnx-graph-io",
-                                  "dimension '" + dim.param + "' is symbolic; Janus compiles static shapes only");
-            s.push_back(*dim.value);
-        }
-        const ValueId id = g_.add_value(v.name, ops::TensorType{*d, s, std::nullopt}, ValueKind::input);
+        JANUS_TRY(const ops::TensorType t, graph_input_type(v, input_));
+        const ValueId id = g_.add_value(v.name, t, ValueKind::input);
         g_.inputs.push_back(id);
         reps_[v.name] = Rep{id};
         return ok_status();
@@ -448,7 +479,8 @@ private:
                            std::string(dtype_name(q.dtype)));
         if (!val.type.quant) {
             if (val.kind != ValueKind::input)
-                return err(n, "onnx-quant", "'" + name + "' carries no quantization to read it with");
+                return unsupported(n, "onnx-quant", "of '" + name + "', integers computed without a quantization",
+                                   "Janus dequantizes graph inputs, constants and the outputs of quantized ops");
             val.type.quant = q;
             if (q.dtype == DType::u8) {  // step 3: a uint8 graph input becomes int8 at once
                 const ValueId i8 = emit("Requantize", {r.v}, {{"dtype", std::string("int8")}},
@@ -459,9 +491,9 @@ private:
             return r.v;
         }
         if (*g_.value(r.v).type.quant != q.to_int8() && *g_.value(r.v).type.quant != q)
-            return err(n, "onnx-quant",
-                       "'" + name + "' is read with quantization (" + q.to_int8().str() + ") but was written with (" +
-                           g_.value(r.v).type.quant->str() + ")");
+            return unsupported(n, "onnx-quant", "reading '" + name + "' with quantization (" + q.to_int8().str() + ")",
+                               "it was written with (" + g_.value(r.v).type.quant->str() +
+                                   "); Janus keeps one quantization per tensor");
         return r.v;
     }
 
@@ -491,8 +523,7 @@ private:
     /// The node's schema at the model's opset is one Janus implements (rule onnx-opset).
     Status check_schema(const onnx::Node& n) const {
         if (!known_op(n.op_type)) return ok_status();  // refused below as onnx-op
-        const std::string why = schema_refusal(n.op_type, m_.opset(""));
-        return why.empty() ? ok_status() : err(n, "onnx-opset", why);
+        return import_detail::check_schema(n.op_type, m_.opset(""), std::string(input_), where(n));
     }
 
     Status node(const onnx::Node& n) {
@@ -509,9 +540,9 @@ private:
         if (op == "QLinearConv" || op == "QLinearMatMul") return qlinear(n);
         if (op == "ConvInteger" || op == "MatMulInteger") return integer(n);
         if (!known_op(op))
-            return err(n, "onnx-op",
-                       is_internal_op(op) ? "'" + op + "' is an op of Janus's own IR, not an ONNX op type"
-                                          : "Janus has no operator '" + op + "'");
+            return unsupported(n, "onnx-op", "",
+                               is_internal_op(op) ? "an op of Janus's own IR, not an ONNX op type"
+                                                  : "Janus has no such operator (docs/SUPPORTED_OPS.md lists its ops)");
         if (op == "LayerNormalization" && n.outputs.size() > 1) return layer_norm_function(n);
         if (op == "BatchNormalization") {
             const auto* tm = n.attribute("training_mode");
@@ -520,7 +551,8 @@ private:
         if ((op == "Min" || op == "Max") && n.inputs.size() != 2) return variadic(n);
         if (op == "MaxPool" && n.outputs.size() == 2) return max_pool_with_indices(n);
         if (n.outputs.size() != 1)
-            return err(n, "onnx-op", op + " with " + std::to_string(n.outputs.size()) + " outputs");
+            return unsupported(n, "onnx-op", "with " + std::to_string(n.outputs.size()) + " outputs",
+                               "Janus imports " + op + " with one output");
         return regular(n);
     }
 
@@ -648,9 +680,8 @@ private:
             n, {{"axis", onnx::AttrType::i}, {"epsilon", onnx::AttrType::f}, {"stash_type", onnx::AttrType::i}}));
         const auto* st = n.attribute("stash_type");
         if (st && st->i != 1)
-            return err(n, "attribute-range",
-                       "unsupported: LayerNormalization stash_type " + std::to_string(st->i) +
-                           " (Janus computes the statistics in float32, stash_type 1)");
+            return unsupported(n, "attribute-range", "stash_type " + std::to_string(st->i),
+                               "Janus computes the statistics in float32, stash_type 1");
         if (n.inputs.size() < 2 || n.inputs.size() > 3 || n.inputs[0].empty() || n.inputs[1].empty() ||
             n.outputs.size() > 3)
             return err(n, "input-count", "LayerNormalization takes X, Scale and an optional B, and has 1 to 3 outputs");
@@ -792,7 +823,8 @@ private:
         if (conv && n.inputs.size() > 8 && !n.inputs[8].empty()) {
             const auto* b = constant(n.inputs[8]);
             if (!b || b->dtype != DType::i32)
-                return err(n, "onnx-constant-input", "the bias must be an int32 constant");
+                return unsupported(n, "onnx-constant-input", "bias not an int32 constant",
+                                   "Janus compiles a fixed bias");
             std::vector<float> s;
             const auto qwi = qw.to_int8();
             for (std::size_t c = 0; c < static_cast<std::size_t>(b->elements()); ++c)
@@ -850,10 +882,12 @@ private:
         const bool has_zp = zp_at < n.inputs.size() && !n.inputs[zp_at].empty();
         const onnx::Tensor* z = has_zp ? constant(n.inputs[zp_at]) : nullptr;
         if (has_zp && !z)
-            return err(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) must be a constant");
+            return unsupported(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) not a constant",
+                               "Janus compiles fixed zero points");
         const bool carries = it != reps_.end() && g_.value(it->second.v).type.quant;
         if (carries && !has_zp)  // its int8 storage hides the ONNX dtype that the default zero point 0 refers to
-            return err(n, "onnx-quant", which + " carries a quantization; give its zero point explicitly");
+            return unsupported(n, "onnx-quant", which + " quantized without an explicit zero point",
+                               "its int8 storage hides which ONNX type the default zero point 0 refers to");
         if (z && z->dtype != d && !(carries && z->dtype == DType::u8))
             return err(n, "onnx-quant",
                        "the zero point of " + which + " is " + std::string(dtype_name(z->dtype)) +
@@ -872,13 +906,13 @@ private:
         const auto q = one ? numeric::make_quant(zd, 1.0f, zps[0], what)
                            : numeric::make_quant_per_axis(zd, std::vector<float>(zps.size(), 1.0f), zps,
                                                           static_cast<int>(ax), shape, what);
-        if (!q.ok()) return make_error(std::string(input_), what, q.error().rule, q.error().cause());
+        if (!q.ok()) return q.error().within(std::string(input_), what);
         if (!carries) return quantized(n, name, *q);
         const auto& have = *g_.value(it->second.v).type.quant;
         const auto want = q->to_int8();
         if (have.zero_points != want.zero_points || have.axis != want.axis)
-            return err(n, "onnx-quant",
-                       which + " is read with zero point(s) " + want.str() + " but carries " + have.str());
+            return unsupported(n, "onnx-quant", which + " read with zero point(s) " + want.str(),
+                               "it carries " + have.str() + "; Janus keeps one quantization per tensor");
         return it->second.v;
     }
 
@@ -914,7 +948,8 @@ private:
         for (const auto& x : n.attributes)
             if (x.type != onnx::AttrType::f && x.type != onnx::AttrType::i && x.type != onnx::AttrType::s &&
                 x.type != onnx::AttrType::ints && x.type != onnx::AttrType::floats)
-                return err(n, "onnx-op", "attribute '" + x.name + "' has a kind " + op + " does not take");
+                return unsupported(n, "onnx-op", "attribute '" + x.name + "' of kind " + onnx::attr_type_name(x.type),
+                                   "Janus reads float, int, string, ints and floats attributes");
         // Which inputs are tensors, which are constant attributes.
         std::vector<std::string> tensors;
         std::vector<bool> param;  // a float32 constant parameter of a normalization: read as floats when quantized
@@ -922,7 +957,9 @@ private:
         for (std::size_t i = 0; i < n.inputs.size(); ++i) {
             const auto* ci = const_input(op, i);
             if (!ci) {
-                if (n.inputs[i].empty()) return err(n, "onnx-op", "optional input " + std::to_string(i) + " omitted");
+                if (n.inputs[i].empty())
+                    return unsupported(n, "onnx-op", "input " + std::to_string(i) + " omitted",
+                                       "Janus needs every tensor input of " + op);
                 tensors.push_back(n.inputs[i]);
                 const onnx::Tensor* c = norm && i > 0 ? constant(n.inputs[i]) : nullptr;
                 const auto r = reps_.find(n.inputs[i]);  // a constant already read as floats by another node
@@ -934,14 +971,15 @@ private:
             const onnx::Tensor* c = constant(n.inputs[i]);
             if (!c && reps_.count(n.inputs[i]) && reps_[n.inputs[i]].dequantized) {
                 // a dequantized constant (QDQ Clip bounds): its real values
-                return err(n, "onnx-constant-input",
-                           "input " + std::to_string(i) + " (" + std::string(ci->attr) +
-                               ") must be a float or integer constant, not a dequantized "
-                               "tensor");
+                return unsupported(
+                    n, "onnx-constant-input",
+                    "input " + std::to_string(i) + " (" + std::string(ci->attr) + ") a dequantized tensor",
+                    "Janus needs a float or integer constant");
             }
             if (!c)
-                return err(n, "onnx-constant-input",
-                           "input " + std::to_string(i) + " (" + std::string(ci->attr) + ") must be a constant");
+                return unsupported(n, "onnx-constant-input",
+                                   "input " + std::to_string(i) + " (" + std::string(ci->attr) + ") not a constant",
+                                   "Janus compiles for known shapes and parameters");
             if (ci->attr == "roi") {  // only tf_crop_and_resize reads it: floats, starts then ends
                 if (auto f = floats_of(*c); !f.empty()) attrs["roi"] = std::move(f);
                 continue;
@@ -953,7 +991,8 @@ private:
                 else
                     attrs[std::string(ci->attr)] = f;
             } else if (ci->attr == "value") {
-                return err(n, "onnx-constant-input", "an integer pad value is not imported yet");
+                return unsupported(n, "onnx-constant-input", "integer constant_value",
+                                   "Janus imports a float32 pad value only");
             } else if (const auto v = ints_of(*c); (ci->attr == "min" || ci->attr == "max") && v.size() == 1) {
                 attrs[std::string(ci->attr) + "_int"] = v[0];  // Clip of plain integers: bounds in the input's type
             } else {
@@ -999,16 +1038,17 @@ private:
         if (raw_int && !quant) {
             std::vector<ValueId> in;
             for (const auto& t : tensors) {
-                if (!reps_.count(t)) return err(n, "onnx-quant", "'" + t + "' mixes a constant into integer data");
+                if (!reps_.count(t))
+                    return unsupported(n, "onnx-quant", "constant '" + t + "' mixed into quantized integer data",
+                                       "Janus reads it as a float tensor");
                 in.push_back(reps_[t].v);
             }
             JANUS_TRY(const ValueId y,
                       emit_inferred(n, op, std::move(in), std::move(attrs), std::nullopt, n.outputs[0], Target::any));
             if (!g_.value(y).type.quant)
-                return err(n, "onnx-quant",
-                           op + " computes on the integers of a quantized tensor; Janus reads "
-                                "quantized tensors only through ops that keep their values (or a "
-                                "DequantizeLinear)");
+                return unsupported(n, "onnx-quant", "on the integers of a quantized tensor",
+                                   "Janus reads quantized tensors only through ops that keep their values (or a "
+                                   "DequantizeLinear)");
             reps_[n.outputs[0]] = Rep{y};
             return ok_status();
         }
@@ -1043,10 +1083,11 @@ private:
     }
 
     Status graph_output(const onnx::ValueInfo& v) {
-        const auto d = onnx::to_dtype(v.elem_type);
+        const auto d = dtype_from_onnx_code(v.elem_type);
         if (!d)
-            return make_error(std::string(input_), "graph output '" + v.name + "'", "onnx-graph-io",
-                              "the declared type " + onnx::elem_type_name(v.elem_type) + " is not one Janus supports");
+            return make_unsupported(std::string(input_), "graph output '" + v.name + "'", "onnx-graph-io",
+                                    "graph output '" + v.name + "' type " + onnx::elem_type_name(v.elem_type),
+                                    "Janus supports " + dtype_list());
         onnx::Node origin;
         origin.name = "graph output " + v.name;
         if (!reps_.count(v.name)) JANUS_CHECK(as_float(origin, v.name));  // an initializer or a Constant node's output

@@ -775,9 +775,7 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
         const auto in_place = [&](std::size_t i) { return *L.placement[static_cast<std::size_t>(ins[i])]; };
         const auto fail = [&](const Status& s) -> Status {  // the emitter's or the plan's error, with the node named
             if (s.ok()) return s;
-            const Error& e = s.error();
-            return make_error(what, "", e.rule,
-                              e.input + (e.position.empty() ? "" : ":" + e.position) + ": " + e.detail);
+            return s.error().within(what, "");
         };
         const std::size_t begin = b.size();
         JANUS_TRY(Placement form, shape_form(out, what));

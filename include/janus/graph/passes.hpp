@@ -207,6 +207,7 @@ inline Status fold_constants(Graph& g, PassLog& log, const PassContext& ctx) {
         Result<Tensor> r = ctx.kernel(n.op, in, n.attrs, out.type, ops::OpContext{});
         if (!r.ok()) {
             const Error& e = r.error();
+            if (e.unsupported()) return e.within("node " + pass_detail::describe(g, n), "");
             return make_error("node " + pass_detail::describe(g, n), "", e.rule,
                               "its inputs are constants and its kernel fails on them: " + e.input +
                                   (e.position.empty() ? "" : ":" + e.position) + ": " + e.detail);

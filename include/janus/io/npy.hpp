@@ -345,6 +345,11 @@ private:
     Error error(std::size_t at, std::string rule, std::string detail) const {
         return make_error(input_, "byte " + std::to_string(base_ + at), std::move(rule), std::move(detail));
     }
+    /// A valid .npy Janus does not read (a numpy dtype it lacks, Fortran order).
+    Error unsupported(std::size_t at, std::string rule, std::string subject, std::string why) const {
+        return make_unsupported(input_, "byte " + std::to_string(base_ + at), std::move(rule), std::move(subject),
+                                std::move(why));
+    }
 
     /// A quoted string at pos_ (the caller checked the quote). No escapes, no line breaks.
     Result<std::string> parse_string() {
@@ -395,12 +400,16 @@ private:
                 {"b1", "bool"},       {"u8", "uint64"},     {"f8", "float64"},  {"c8", "complex64"},
                 {"c16", "complex128"}, {"f16", "float128"}, {"O", "Python object"},
             };
-            std::string what = "unsupported dtype " + quote_text(descr);
+            std::string name;
             for (const Known& k : known)
-                if (k.code == code) what += " (" + std::string(k.name) + ")";
+                if (k.code == code) name = k.name;
             if (!code.empty() && (code[0] == 'U' || code[0] == 'S'))
-                what += code[0] == 'U' ? " (unicode string)" : " (byte string)";
-            return error(at, "npy-dtype", what + "; " + supported + "; convert it with a.astype(...)");
+                name = code[0] == 'U' ? "unicode string" : "byte string";
+            if (!name.empty())  // a numpy type: valid, but not one of Janus's
+                return unsupported(at, "npy-dtype", "dtype " + quote_text(descr) + " (" + name + ")",
+                                   supported + "; convert it with a.astype(...)");
+            return error(at, "npy-dtype",
+                         "unknown dtype " + quote_text(descr) + "; " + supported + "; convert it with a.astype(...)");
         }
         h.dtype = *dt;
         if (dtype_size(h.dtype) > 1) {
@@ -426,9 +435,8 @@ private:
         const std::string_view word = text_.substr(at, pos_ - at);
         if (word == "False") return ok_status();
         if (word == "True") {
-            return error(at, "npy-c-order",
-                         "the array is stored in Fortran (column-major) order; Janus reads C-order arrays only: save "
-                         "np.ascontiguousarray(a) instead");
+            return unsupported(at, "npy-c-order", "Fortran (column-major) order",
+                               "Janus reads C-order arrays only: save np.ascontiguousarray(a) instead");
         }
         const std::string what = word.empty() ? (pos_ = at, found()) : quote_text(word);
         return error(at, "npy-header-value", "the value of 'fortran_order' must be True or False, found " + what);

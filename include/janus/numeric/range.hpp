@@ -217,13 +217,12 @@ inline Result<Interval> accumulator_range(Interval input, Interval weight, std::
                                                : nullptr;
     if (failing == nullptr) return total;
     const std::int64_t fit = max_terms_without_overflow(input, weight, bias);
-    return make_error(what, "", "accumulator-fits-int32",
-                      std::to_string(terms) + " terms of input " + input.str() + " x weight " + weight.str() +
-                          ", each in " + per_term.str() + ", sum to " + products.str() + "; plus bias " + bias.str() +
-                          " gives " + total.str() + "; " + failing +
-                          " does not fit int32 [-2147483648, 2147483647]; " +
-                          (fit < 0 ? std::string("no number of terms fits")
-                                   : "at most " + std::to_string(fit) + " terms fit"));
+    return make_unsupported(
+        what, "", "accumulator-fits-int32", what + " with an int32 accumulator of " + std::to_string(terms) + " terms",
+        std::to_string(terms) + " terms of input " + input.str() + " x weight " + weight.str() + ", each in " +
+            per_term.str() + ", sum to " + products.str() + "; plus bias " + bias.str() + " gives " + total.str() +
+            "; " + failing + " does not fit int32 [-2147483648, 2147483647]; " +
+            (fit < 0 ? std::string("no number of terms fits") : "at most " + std::to_string(fit) + " terms fit"));
 }
 
 /// Range of requantize<R>(acc, q, zero_point, lo, hi) for every acc in `acc` and every R of rounding.hpp, after

@@ -69,11 +69,6 @@ inline std::string elem_type_name(std::int32_t t) {
     return "data type " + std::to_string(t);
 }
 
-/// The Janus dtype of an ONNX element type, if Janus has one (core/dtype.hpp's table holds the codes).
-inline std::optional<DType> to_dtype(std::int32_t t) { return dtype_from_onnx_code(t); }
-
-inline std::int32_t to_elem_type(DType d) { return dtype_onnx_code(d); }
-
 /// TensorProto field numbers (onnx.proto): the decoder below and serialize_tensor use these names.
 namespace tensor_field {
 inline constexpr std::uint32_t dims = 1, data_type = 2, segment = 3, float_data = 4, int32_data = 5, string_data = 6,
@@ -123,6 +118,15 @@ enum class AttrType : std::int32_t {
     type_proto = 13,
     type_protos = 14
 };
+
+/// The name ONNX's AttributeProto gives `t` (FLOAT, INTS, GRAPH, ...), lower case; "type N" outside the enum.
+inline std::string attr_type_name(AttrType t) {
+    static constexpr const char* names[] = {
+        "undefined", "float",   "int",    "string",        "tensor",         "graph",      "floats",     "ints",
+        "strings",   "tensors", "graphs", "sparse_tensor", "sparse_tensors", "type_proto", "type_protos"};
+    const auto k = static_cast<std::int32_t>(t);
+    return k >= 0 && k < static_cast<std::int32_t>(std::size(names)) ? names[k] : "type " + std::to_string(k);
+}
 
 struct Attribute {
     std::string name;
@@ -216,6 +220,11 @@ struct Decoder {
 
     Error error(std::size_t at, std::string rule, std::string detail) const {
         return make_error(std::string(input), wire::byte_position(at), std::move(rule), std::move(detail));
+    }
+    /// Valid ONNX that Janus does not read: `subject` names the element and what it has.
+    Error unsupported(std::size_t at, std::string rule, std::string subject, std::string why) const {
+        return make_unsupported(std::string(input), wire::byte_position(at), std::move(rule), std::move(subject),
+                                std::move(why));
     }
     Status expect(const Field& f, WireType t, std::string_view what) const {
         if (f.type != t) return wire::wrong_type(f, input, what, t);
@@ -311,21 +320,17 @@ struct Decoder {
         }));
         const std::string label = where + (t.name.empty() ? "" : " '" + t.name + "'");
         if (external)
-            return error(msg.position, "onnx-external-data",
-                         label +
-                             " keeps its data in an external file; Janus reads self-contained models only "
-                             "(re-save the model with all tensors inside it)");
+            return unsupported(msg.position, "onnx-external-data", label + " with external data",
+                               "Janus reads self-contained models only (re-save the model with all tensors inside it)");
         if (!has_type || data_type == 0) return error(type_at, "onnx-tensor-type", label + " has no data_type");
-        const auto dt = to_dtype(data_type);
+        const auto dt = dtype_from_onnx_code(data_type);
         if (!dt)
-            return error(type_at, "onnx-tensor-type",
-                         label + " has element type " + elem_type_name(data_type) + "; Janus supports " +
-                             dtype_list());
+            return unsupported(type_at, "onnx-tensor-type", label + " type " + elem_type_name(data_type),
+                               "Janus supports " + dtype_list());
         t.dtype = *dt;
         if (t.dims.size() > static_cast<std::size_t>(max_rank))
-            return error(msg.position, "onnx-dims",
-                         label + " has rank " + std::to_string(t.dims.size()) +
-                             "; Janus supports rank <= " + std::to_string(max_rank));
+            return unsupported(msg.position, "onnx-dims", label + " of rank " + std::to_string(t.dims.size()),
+                               "Janus supports rank <= " + std::to_string(max_rank));
         std::int64_t n = 1;
         for (std::size_t k = 0; k < t.dims.size(); ++k) {
             const std::int64_t d = t.dims[k];
@@ -495,8 +500,8 @@ struct Decoder {
                 return a;
             case AttrType::graph:
             case AttrType::graphs:
-                return error(msg.position, "onnx-attribute",
-                             label + " holds a graph (control flow); Janus imports straight-line graphs only");
+                return unsupported(msg.position, "onnx-attribute", label + " of type " + attr_type_name(a.type),
+                                   "Janus imports straight-line graphs only (no control flow)");
             case AttrType::tensors:
             case AttrType::sparse_tensor:
             case AttrType::sparse_tensors:
@@ -505,8 +510,11 @@ struct Decoder {
             case AttrType::undefined:
                 break;
         }
+        if (type >= 0 && type <= static_cast<std::int32_t>(AttrType::type_protos))
+            return unsupported(type_at, "onnx-attribute", label + " of type " + attr_type_name(a.type),
+                               "Janus reads float, int, string, tensor, floats, ints and strings attributes");
         return error(type_at, "onnx-attribute",
-                     label + " has attribute type " + std::to_string(type) + ", which Janus does not read");
+                     label + " has attribute type " + std::to_string(type) + ", which ONNX does not define");
     }
 
     Result<Node> node(const Field& msg, const std::string& where) const {
@@ -574,9 +582,9 @@ struct Decoder {
                         if (d.number != 1) return ok_status();
                         JANUS_CHECK(expect(d, WireType::bytes, where + ".shape.dim"));
                         if (v.shape.size() == static_cast<std::size_t>(max_rank))
-                            return error(d.position, "onnx-dims",
-                                         where + " '" + v.name + "' has rank above " + std::to_string(max_rank) +
-                                             ", which Janus does not support");
+                            return unsupported(d.position, "onnx-dims",
+                                               where + " '" + v.name + "' of rank above " + std::to_string(max_rank),
+                                               "Janus supports rank <= " + std::to_string(max_rank));
                         Dim dim;
                         JANUS_CHECK(fields(d.bytes, d.bytes_position, [&](const Field& x) -> Status {
                             if (x.number == 1) {
@@ -691,13 +699,21 @@ inline Result<Model> parse_model(std::span<const std::uint8_t> bytes, std::strin
         }
     }));
     if (!has_ir) return d.error(0, "onnx-ir-version", "the model has no ir_version (is this an ONNX model?)");
-    if (m.ir_version < min_ir_version || m.ir_version > max_ir_version)
+    if (m.ir_version < 1)
         return d.error(ir_at, "onnx-ir-version",
-                       "IR version " + std::to_string(m.ir_version) + " is outside the versions Janus reads (" +
-                           std::to_string(min_ir_version) + " .. " + std::to_string(max_ir_version) + ")");
+                       "IR version " + std::to_string(m.ir_version) + " (versions start at 1)");
+    if (m.ir_version < min_ir_version || m.ir_version > max_ir_version)
+        return d.unsupported(
+            ir_at, "onnx-ir-version", "IR version " + std::to_string(m.ir_version),
+            "Janus reads IR versions " + std::to_string(min_ir_version) + " .. " + std::to_string(max_ir_version));
     if (!has_graph) return d.error(0, "onnx-missing", "the model has no graph");
-    if (m.opset("") == 0)
-        return d.error(0, "onnx-missing", "the model imports no opset of the default domain (ai.onnx)");
+    if (m.opset("") == 0) {
+        std::string domains;
+        for (const OpsetImport& o : m.opsets) domains += (domains.empty() ? "'" : ", '") + o.domain + "'";
+        if (domains.empty()) return d.error(0, "onnx-missing", "the model imports no opset");
+        return d.unsupported(0, "onnx-missing", "opset_import of " + domains + " only",
+                             "Janus reads models of the default domain (ai.onnx)");
+    }
     return m;
 }
 
@@ -717,7 +733,7 @@ inline Result<Tensor> parse_tensor(std::span<const std::uint8_t> bytes, std::str
 inline std::vector<std::uint8_t> serialize_tensor(const Tensor& t) {
     std::vector<std::uint8_t> out;
     for (const std::int64_t d : t.dims) wire::put_varint_field(out, tensor_field::dims, d);
-    wire::put_varint_field(out, tensor_field::data_type, to_elem_type(t.dtype));
+    wire::put_varint_field(out, tensor_field::data_type, dtype_onnx_code(t.dtype));
     if (!t.name.empty())
         wire::put_bytes_field(out, tensor_field::name,
                               {reinterpret_cast<const std::uint8_t*>(t.name.data()), t.name.size()});

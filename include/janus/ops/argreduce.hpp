@@ -53,8 +53,8 @@ struct arg_reduce_op {
         JANUS_CHECK(check_arity<Derived>(in));
         const TensorType& t = in[0];
         if (t.dtype != DType::f32 && !is_quantized_storage(t.dtype))
-            return make_error(op_what<Derived>(0), "", "float-or-int8",
-                              "expected float32, int8 or uint8, got " + t.str());
+            return make_unsupported(op_what<Derived>(0), "", "float-or-int8", op_what<Derived>(0) + " type " + t.str(),
+                                    "Janus takes float32, int8 or uint8");
         JANUS_TRY(int axis, normalize_axis(a.axis, t.shape.size(), op_what<Derived>() + ".axis"));
         Shape out = t.shape;
         if (a.keepdims != 0) out[axis] = 1;

@@ -488,7 +488,9 @@ inline Result<Shape> matmul_output_shape(const Shape& a, const Shape& b, const s
     bb.erase(bb.size() - 1);
     JANUS_TRY(Shape batch, broadcast_shapes(ab, bb, what));
     if (batch.size() + 2 > max_rank)
-        return make_error(what, "", "rank-at-most-6", "the matmul output would exceed rank 6");
+        return make_unsupported(what, "", "rank-at-most-6",
+                                what + " output of rank " + std::to_string(batch.size() + 2),
+                                "Janus supports rank <= 6");
     batch.push_back(a[a.size() - 2]);
     batch.push_back(b[b.size() - 1]);
     return batch;

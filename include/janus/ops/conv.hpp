@@ -277,9 +277,10 @@ inline Result<ConvGeometry> conv_transpose_geometry(const Shape& x, const Shape&
             const std::int64_t o = !a.output_shape.empty() ? a.output_shape[static_cast<std::size_t>(i)] : L * s[i];
             const std::int64_t total = full - o;
             if (total < 0)
-                return make_error(what, "output_shape", "conv-transpose-output-shape-reachable",
-                                  "output extent " + std::to_string(o) + " on " + pos + " exceeds the full extent " +
-                                      std::to_string(full) + " (raise output_padding instead)");
+                return make_unsupported(what, "output_shape", "conv-transpose-output-shape-reachable",
+                                        what + " output_shape extent " + std::to_string(o) + " on " + pos,
+                                        "it exceeds the full extent " + std::to_string(full) +
+                                            ", which needs a negative total padding (raise output_padding instead)");
             b = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
             e = total - b;
         } else if (a.auto_pad == "VALID") {
@@ -333,9 +334,10 @@ inline Result<bool> check_conv_operands(std::span<const TensorType> in, std::int
     if (!q) {
         for (int k = 0; k < 2; ++k)  // the bias has its own rule (bias-dtype)
             if (in[static_cast<std::size_t>(k)].dtype != DType::f32)
-                return make_error(what + ".input[" + std::to_string(k) + "]", "", "float-or-quantized",
-                                  "a float convolution takes float32 operands (or quantize X and W), got " +
-                                      in[static_cast<std::size_t>(k)].str());
+                return make_unsupported(
+                    what + ".input[" + std::to_string(k) + "]", "", "float-or-quantized",
+                    what + ".input[" + std::to_string(k) + "] type " + in[static_cast<std::size_t>(k)].str(),
+                    "a float convolution takes float32 operands (or quantize X and W)");
     } else {
         JANUS_CHECK(require_quantized(x, wx));
         JANUS_CHECK(require_quantized(w, ww, true));

@@ -153,8 +153,8 @@ inline TensorType promoted_type(const TensorType& t, int insert_at) {
 inline Result<bool> matmul_operand_kind(const TensorType& t, const std::string& what) {
     if (t.dtype == DType::f32 && !t.quant) return false;
     if (!is_quantized_storage(t.dtype))
-        return make_error(what, "", "float-or-quantized",
-                          "expected float32 or a quantized int8/uint8 tensor, got " + t.str());
+        return make_unsupported(what, "", "float-or-quantized", what + " type " + t.str(),
+                                "Janus takes float32 or a quantized int8/uint8 tensor");
     JANUS_CHECK(require_quantized(t, what, true));
     if (t.quant->dtype != t.dtype)
         return make_error(what, "", "quant-dtype-matches", "quantization dtype differs from storage dtype: " + t.str());
@@ -565,10 +565,11 @@ struct Gemm {
         if (!s.has_c) return ok_status();
         const std::string wc = op_what<Gemm>(2);
         if (at.beta != 0.0f && at.beta != at.alpha)
-            return make_error(wc, "attribute beta", "gemm-quantized-beta",
-                              "a quantized Gemm adds C to the int32 accumulator before one requantization, which is "
-                              "exact only for beta == alpha (or beta == 0: C ignored); got alpha " +
-                                  std::to_string(at.alpha) + ", beta " + std::to_string(at.beta));
+            return make_unsupported(wc, "attribute beta", "gemm-quantized-beta",
+                                    "Gemm beta " + std::to_string(at.beta) + " with alpha " + std::to_string(at.alpha) +
+                                        " on quantized operands",
+                                    "a quantized Gemm adds C to the int32 accumulator before one requantization, "
+                                    "which is exact only for beta == alpha (or beta == 0: C ignored)");
         const TensorType& c = in[2];
         if (!c.quant) return ok_status();
         JANUS_CHECK(numeric::check_quant_fits(*c.quant, c.shape, wc + ".quant"));

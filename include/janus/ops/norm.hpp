@@ -245,11 +245,12 @@ inline Result<BatchNormPlan> fold_batch_norm(const BatchNormAffine& f, std::span
             const double mu = static_cast<double>(mean[c]) / sx + zx;
             const double beta = (f.b[c] + f.a[c] * static_cast<double>(mean[c])) / sy + zy;  // B / s_y + zp_y
             if (std::fabs(beta) > batch_norm_capped_bias)
-                return make_error(what, "channel " + std::to_string(c), "batch-norm-fold-range",
-                                  "scale / sqrt(var + eps) gives " + numeric::detail::format_ratio(ratio) +
-                                      " output steps per input step and B gives " +
-                                      numeric::detail::format_ratio(beta) +
-                                      " output steps: both huge, they may cancel and no capped plan is exact");
+                return make_unsupported(what, "channel " + std::to_string(c), "batch-norm-fold-range",
+                                        what + " channel " + std::to_string(c) + " on quantized tensors",
+                                        "scale / sqrt(var + eps) gives " + numeric::detail::format_ratio(ratio) +
+                                            " output steps per input step and B gives " +
+                                            numeric::detail::format_ratio(beta) +
+                                            " output steps: both huge, they may cancel and no capped plan is exact");
             const double m = std::clamp(std::nearbyint(mu), static_cast<double>(qmin(in.dtype)),
                                         static_cast<double>(qmax(in.dtype)));
             offset = static_cast<std::int32_t>(m);
@@ -385,9 +386,11 @@ inline Result<NormQuantPlan> plan_norm_quant(std::int64_t K, std::span<const flo
     p.centre = in.dtype == DType::u8 ? 128 : 0;
     p.zp_out = out.zero_point();
     if (K > norm_max_inner)
-        return make_error(what, "K = " + std::to_string(K), "accumulator-fits-int32",
-                          "the sum of squares of " + std::to_string(K) +
-                              " centred values (each <= 128^2) may exceed int32; at most 131071 elements per group");
+        return make_unsupported(
+            what, "K = " + std::to_string(K), "accumulator-fits-int32",
+            what + " of " + std::to_string(K) + " quantized elements per group",
+            "the sum of squares of " + std::to_string(K) +
+                " centred values (each <= 128^2) may exceed int32; at most 131071 elements per group");
     const double sx = in.scale(), sy = out.scale();
     p.eps_ratio = epsilon / (sx * sx);
     if (!(p.eps_ratio <= norm_max_eps_ratio))
@@ -412,9 +415,9 @@ inline Result<NormQuantPlan> plan_norm_quant(std::int64_t K, std::span<const flo
     if (gs > 0) {
         const int f = static_cast<int>(std::floor(p.Z + p.g - 1 - std::log2(gs)));
         if (f < 0)
-            return make_error(what, "scale", "normalization-scale-range",
-                              "max |scale| / s_y = " + numeric::detail::format_ratio(gs) +
-                                  " is too large for the int32 plan (outputs would saturate for any deviation)");
+            return make_unsupported(what, "scale", "normalization-scale-range", what + " scale on quantized tensors",
+                                    "max |scale| / s_y = " + numeric::detail::format_ratio(gs) +
+                                        " is too large for the int32 plan (outputs would saturate for any deviation)");
         p.F = std::min(8, f);
     }
     const double gs_div = gs > 0 ? gs : 1.0;

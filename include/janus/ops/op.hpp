@@ -178,8 +178,8 @@ inline Status require_quantized(const TensorType& t, const std::string& what, bo
         return make_error(what, "", "quantized-input",
                           "expected a quantized int8/uint8 tensor, got " + t.str());
     if (!allow_per_axis && !t.quant->per_tensor())
-        return make_error(what, "", "per-tensor-quantization", "per-axis quantization is not supported here: " +
-                                                                   t.str());
+        return make_unsupported(what, "", "per-tensor-quantization", what + " per-axis quantization " + t.str(),
+                                "Janus takes per-tensor quantization here");
     return ok_status();
 }
 
@@ -191,7 +191,8 @@ inline Status require_output_quant(const TensorType& out, const std::string& wha
                           "a quantized arithmetic result needs its own scale and zero point; they are never copied "
                           "from an input");
     if (!out.quant->per_tensor())
-        return make_error(what, "output", "per-tensor-quantization", "per-axis output quantization is not supported");
+        return make_unsupported(what, "output", "per-tensor-quantization", what + " per-axis output quantization",
+                                "Janus takes per-tensor quantization here");
     if (out.quant->dtype != out.dtype)
         return make_error(what, "output", "quant-dtype-matches", "quantization dtype differs from storage dtype");
     return ok_status();
@@ -261,9 +262,8 @@ inline Result<InputKind> classify_input_kinds(std::span<const TensorType> in, co
                 : plain == PlainInts::all       ? ", or a plain integer tensor (int8 to int64)"
                 : plain == PlainInts::bytes     ? ", or a plain int8/uint8 tensor"
                                                 : "";
-            return make_error(w(k), "", "float-or-quantized",
-                              "expected float32 or a quantized int8/uint8 tensor" + plain_text + ", got " +
-                                  in[k].str());
+            return make_unsupported(w(k), "", "float-or-quantized", w(k) + " type " + in[k].str(),
+                                    "Janus takes float32 or a quantized int8/uint8 tensor" + plain_text);
         }
         if ((q || p) && in[k].dtype != in[0].dtype)
             return make_error(w(k), "", "same-storage-dtype", "mixes " + std::string(dtype_name(in[0].dtype)) +

@@ -374,17 +374,20 @@ struct Resize {
                     : n == "ceil"            ? Nearest::ceil
                                              : Nearest::round_prefer_floor;
         if (a.antialias != 0)
-            return make_error(what + ".antialias", "", "antialias-unsupported", "antialias must be 0");
+            return make_unsupported(what + ".antialias", "", "antialias-unsupported",
+                                    what + " antialias " + std::to_string(a.antialias), "Janus implements antialias 0");
         if (a.exclude_outside != 0 && p.mode == Mode::nearest)
-            return make_error(what + ".exclude_outside", "", "exclude-outside-unsupported",
-                              "exclude_outside = 1 with nearest: the ONNX reference divides by a zero weight sum when "
-                              "the chosen neighbour lies outside, ONNX Runtime ignores it; give 0");
+            return make_unsupported(what + ".exclude_outside", "", "exclude-outside-unsupported",
+                                    what + " exclude_outside 1 with mode nearest",
+                                    "the ONNX reference divides by a zero weight sum when "
+                                    "the chosen neighbour lies outside, ONNX Runtime ignores it; give 0");
         p.cubic_a = static_cast<double>(a.cubic_coeff_a);
         p.exclude_outside = a.exclude_outside != 0;
         p.extrapolation = a.extrapolation_value;
         if (in.shape.size() != 4)
-            return make_error(what + ".input[0]", "", "resize-rank-4",
-                              "Resize resizes the spatial axes of an N x C x H x W tensor; got " + in.str());
+            return make_unsupported(what + ".input[0]", "", "resize-rank-4",
+                                    what + ".input[0] of rank " + std::to_string(in.shape.size()),
+                                    "Janus resizes the spatial axes of an N x C x H x W tensor; got " + in.str());
         const bool has_scales = !a.scales.empty(), has_sizes = !a.sizes.empty();
         if (has_scales == has_sizes)
             return make_error(what, "attribute scales", "scales-or-sizes",
@@ -445,20 +448,24 @@ struct Resize {
                 // ONNX Runtime: static_cast<int64_t>(float scale * float(extent)).
                 const double ort = std::trunc(static_cast<double>(s * static_cast<float>(in.shape[axes[i]])));
                 if (exact != ort)
-                    return make_error(what + ".scales", "element " + std::to_string(i), "scale-extent-unambiguous",
-                                      "floor(" + std::to_string(in.shape[axes[i]]) + " * " + expr::detail::num(s) +
-                                          ") is " + std::to_string(static_cast<std::int64_t>(exact)) +
-                                          " in double but " + std::to_string(static_cast<std::int64_t>(ort)) +
-                                          " in float (ONNX reference and ONNX Runtime differ); give sizes instead");
+                    return make_unsupported(
+                        what + ".scales", "element " + std::to_string(i), "scale-extent-unambiguous",
+                        what + " scales[" + std::to_string(i) + "] " + expr::detail::num(s) + " on extent " +
+                            std::to_string(in.shape[axes[i]]),
+                        "floor(" + std::to_string(in.shape[axes[i]]) + " * " + expr::detail::num(s) + ") is " +
+                            std::to_string(static_cast<std::int64_t>(exact)) + " in double but " +
+                            std::to_string(static_cast<std::int64_t>(ort)) +
+                            " in float (ONNX reference and ONNX Runtime differ); give sizes instead");
                 // align_corners divides by L_out - 1: the spec and ONNX Runtime take the integer extent, the ONNX
                 // reference takes in * scale (onnx/onnx issue 2462); they agree only when in * scale is an integer.
                 const double product = static_cast<double>(s) * static_cast<double>(in.shape[axes[i]]);
                 if (p.coord == Coord::align_corners && exact != product)
-                    return make_error(what + ".scales", "element " + std::to_string(i),
-                                      "align-corners-extent-ambiguous",
-                                      "align_corners with extent " + std::to_string(in.shape[axes[i]]) + " * scale " +
-                                          expr::detail::num(s) + " not an integer: the ONNX reference and ONNX "
-                                          "Runtime differ; give sizes instead");
+                    return make_unsupported(
+                        what + ".scales", "element " + std::to_string(i), "align-corners-extent-ambiguous",
+                        what + " align_corners with scales[" + std::to_string(i) + "] " + expr::detail::num(s) +
+                            " on extent " + std::to_string(in.shape[axes[i]]),
+                        "extent * scale is not an integer: the ONNX reference and ONNX Runtime "
+                        "differ; give sizes instead");
                 p.scale[k] = static_cast<double>(s);
                 out_d[k] = exact;
             }
@@ -499,9 +506,10 @@ struct Resize {
         for (int k = 2; k < 4; ++k)
             if (p.mode == Mode::cubic && p.coord == Coord::pytorch_half_pixel &&
                 out_d[static_cast<std::size_t>(k)] == 1.0 && in.shape[k] > 1)
-                return make_error(what, "axis " + std::to_string(k), "cubic-single-output-ambiguous",
-                                  "cubic pytorch_half_pixel to one output: the spec and ONNX Runtime sample x = 0, the "
-                                  "ONNX reference x = -0.5 (different taps); use half_pixel or align_corners");
+                return make_unsupported(what, "axis " + std::to_string(k), "cubic-single-output-ambiguous",
+                                        what + " cubic pytorch_half_pixel to one output on axis " + std::to_string(k),
+                                        "the spec and ONNX Runtime sample x = 0, the ONNX reference x = -0.5 "
+                                        "(different taps); use half_pixel or align_corners");
         std::vector<std::int64_t> ext;
         for (double d : out_d) ext.push_back(static_cast<std::int64_t>(d));
         JANUS_TRY(p.out, make_shape(ext, what + ".output"));
@@ -516,13 +524,14 @@ struct Resize {
         JANUS_TRY(resize::Plan p, plan(in[0], a));
         if (!q) return TensorType{DType::f32, p.out, std::nullopt};
         if (p.mode == resize::Mode::cubic)
-            return make_error(w0, "", "cubic-quantized-unsupported",
-                              "cubic resize is float32 only (its weights leave [0, 1], so linear's Q.11 headroom "
-                              "proof does not carry over); dequantize first");
+            return make_unsupported(w0, "", "cubic-quantized-unsupported", "Resize mode cubic on a quantized tensor",
+                                    "cubic resize is float32 only (its weights leave [0, 1], so linear's Q.11 "
+                                    "headroom proof does not carry over); dequantize first");
         if (p.coord == resize::Coord::tf_crop_and_resize)
-            return make_error(w0, "", "tf-crop-and-resize-quantized-unsupported",
-                              "tf_crop_and_resize is float32 only (extrapolation_value has no quantized encoding "
-                              "here); dequantize first");
+            return make_unsupported(w0, "", "tf-crop-and-resize-quantized-unsupported",
+                                    "Resize tf_crop_and_resize on a quantized tensor",
+                                    "tf_crop_and_resize is float32 only (extrapolation_value has no quantized "
+                                    "encoding here); dequantize first");
         if (p.mode == resize::Mode::linear) {
             JANUS_CHECK(require_quantized(in[0], w0));
             return TensorType{in[0].dtype, p.out, std::nullopt};

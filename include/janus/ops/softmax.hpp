@@ -183,8 +183,9 @@ struct Softmax {
                               "output shape " + out.shape.str() + " differs from the input shape " + in.shape.str());
         if (!in.quantized()) {
             if (in.dtype != DType::f32)
-                return make_error(op_what<Softmax>(0), "", "float-or-quantized",
-                                  "expected float32 or a quantized int8/uint8 tensor, got " + in.str());
+                return make_unsupported(op_what<Softmax>(0), "", "float-or-quantized",
+                                        op_what<Softmax>(0) + " type " + in.str(),
+                                        "Janus takes float32 or a quantized int8/uint8 tensor");
             if (out.dtype != DType::f32)
                 return make_error(what, "output", "output-dtype",
                                   "a float32 Softmax produces float32, not " + out.str());
@@ -217,12 +218,14 @@ struct Softmax {
         const double lsb = 1.25 + p.eps / s_y;
         p.bound_lsb = lsb > 1e9 ? 1000000000 : static_cast<int>(std::floor(lsb));
         if (unit < 2 || p.bound_lsb > max_error_lsb)
-            return make_error(w0, "axis " + std::to_string(p.axis), "softmax-error-bound",
-                              "a row of " + std::to_string(p.extent) + " elements needs exp terms in units of " +
-                                  std::to_string(unit) + " for the int32 sum, so the output may be off by up to " +
-                                  std::to_string(p.bound_lsb) + " LSBs of scale " + expr::detail::num(s_y) +
-                                  " (at most " + std::to_string(max_error_lsb) +
-                                  " accepted); dequantize and run the float32 Softmax");
+            return make_unsupported(w0, "axis " + std::to_string(p.axis), "softmax-error-bound",
+                                    "Softmax of a quantized row of " + std::to_string(p.extent) +
+                                        " elements at output scale " + expr::detail::num(s_y),
+                                    "the row needs exp terms in units of " + std::to_string(unit) +
+                                        " for the int32 sum, so the output may be off by up to " +
+                                        std::to_string(p.bound_lsb) + " LSBs of scale " + expr::detail::num(s_y) +
+                                        " (at most " + std::to_string(max_error_lsb) +
+                                        " accepted); dequantize and run the float32 Softmax");
         p.unit = static_cast<std::int32_t>(unit);
 
         // Step 3: the exp table, entry i = round(exp(s_x (i - 255)) * U); entry 255 = U exactly.
