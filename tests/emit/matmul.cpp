@@ -17,6 +17,7 @@
 
 #include "../support/check_rule.hpp"
 #include "emit_support.hpp"
+#include "matmul_host.hpp"
 
 using namespace janus;
 using namespace janus::emit;
@@ -65,13 +66,7 @@ Problem make_problem(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_
     return p;
 }
 
-std::vector<std::int8_t> host(const Problem& p) {
-    const Tensor a = Tensor::from<std::int8_t>(p.ta.shape, p.a, *p.ta.quant);
-    const Tensor b = Tensor::from<std::int8_t>(p.tb.shape, p.w, *p.tb.quant);
-    auto y = ops::call<ops::MatMul>({a, b}, {}, p.ty);
-    REQUIRE_MESSAGE(y.ok(), (y.ok() ? std::string() : y.error().message()));
-    return y->to_vector<std::int8_t>();
-}
+std::vector<std::int8_t> host(const Problem& p) { return et::host_matmul(p); }
 
 /// Emit, run, return Y (M x N) and the report.
 std::vector<std::int8_t> npu(const Problem& p, const MatmulOptions& opt, vnpu::sim::Report* report = nullptr,

@@ -20,6 +20,7 @@
 
 #include "../support/check_rule.hpp"
 #include "emit_support.hpp"
+#include "matmul_host.hpp"
 
 using namespace janus;
 using namespace janus::emit;
@@ -81,13 +82,7 @@ Problem make_problem(const Case& c, std::uint32_t seed) {
 }
 
 /// The host's MatMul on the rank-3 (or rank-2) tensors: G x M x N values.
-std::vector<std::int8_t> host(const Problem& p) {
-    const Tensor a = Tensor::from<std::int8_t>(p.ta.shape, p.a, *p.ta.quant);
-    const Tensor b = Tensor::from<std::int8_t>(p.tb.shape, p.w, *p.tb.quant);
-    auto y = ops::call<ops::MatMul>({a, b}, {}, p.ty);
-    REQUIRE_MESSAGE(y.ok(), (y.ok() ? std::string() : y.error().message()));
-    return y->to_vector<std::int8_t>();
-}
+std::vector<std::int8_t> host(const Problem& p) { return et::host_matmul(p); }
 
 /// Emit one batched kernel, run it, return Y (G x M x N) and the builder's log. A's matrices are laid out
 /// `a_gap` bytes apart beyond their rows and Y's `y_gap` bytes apart (strides wider than the matrices).

@@ -22,6 +22,7 @@
 #include <janus/ops/binary.hpp>
 #include <janus/ops/unary.hpp>
 #include <support/check_rule.hpp>
+#include <support/indices.hpp>
 
 namespace float16_test {
 namespace {
@@ -182,13 +183,7 @@ void check_half_op(const Shape& sa, const Shape& sb, std::mt19937& rng) {
         REQUIRE(y->shape() == so);
         int bad = 0;
         for_each_index(so, [&](const Dims& i) {
-            auto src = [&](const Shape& s) {
-                Dims d = Dims::filled(s.size(), 0);
-                const int off = i.size() - s.size();
-                for (int k = 0; k < s.size(); ++k) d[k] = s[k] == 1 ? 0 : i[k + off];
-                return d;
-            };
-            const float16 x = a.at<float16>(src(sa)), z = b.at<float16>(src(sb));
+            const float16 x = a.at<float16>(broadcast_source(i, sa)), z = b.at<float16>(broadcast_source(i, sb));
             const double want = exact<O>(value_of(x.bits), value_of(z.bits));
             const float16 got = y->template at<float16>(i);
             const bool ok = std::isnan(want) ? std::isnan(static_cast<float>(got)) : got.bits == nearest(want);

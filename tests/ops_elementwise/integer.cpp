@@ -21,6 +21,7 @@
 #include <janus/ops/binary.hpp>
 #include <janus/ops/unary.hpp>
 #include <support/check_rule.hpp>
+#include <support/indices.hpp>
 
 namespace integer_test {
 namespace {
@@ -95,13 +96,7 @@ void check_op(const Shape& sa, const Shape& sb, std::mt19937_64& rng) {
         REQUIRE(y->shape() == so);
         std::int64_t bad = 0;
         for_each_index(so, [&](const Dims& i) {
-            auto src = [&](const Shape& s) {
-                Dims d = Dims::filled(s.size(), 0);
-                const int off = i.size() - s.size();
-                for (int k = 0; k < s.size(); ++k) d[k] = s[k] == 1 ? 0 : i[k + off];
-                return d;
-            };
-            const T want = reference<O, T>(a.at<T>(src(sa)), b.at<T>(src(sb)));
+            const T want = reference<O, T>(a.at<T>(broadcast_source(i, sa)), b.at<T>(broadcast_source(i, sb)));
             if (y->template at<T>(i) != want) ++bad;
         });
         CHECK_MESSAGE(bad == 0, std::string(O::name.view()) << " " << dtype_name(dtype_v<T>) << " simd=" << simd << ": "

@@ -20,3 +20,12 @@ inline std::vector<janus::Dims> all_indices(const janus::Shape& shape) {
         if (k < 0) return r;
     }
 }
+
+/// The index into an operand of shape `s` that numpy broadcasting reads for output index `i` (the operand's axes
+/// align with the output's last axes; an axis of extent 1 is read at 0).
+inline janus::Dims broadcast_source(const janus::Dims& i, const janus::Shape& s) {
+    janus::Dims d = janus::Dims::filled(s.size(), 0);
+    const int off = i.size() - s.size();
+    for (int k = 0; k < s.size(); ++k) d[k] = s[k] == 1 ? 0 : i[k + off];
+    return d;
+}

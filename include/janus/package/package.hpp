@@ -239,14 +239,19 @@ inline std::string section_name(std::uint32_t kind) {
     return "kind " + std::to_string(kind);
 }
 
-/// dtype codes in the file: ONNX TensorProto.DataType values (core/dtype.hpp's table).
-constexpr std::uint8_t dtype_code(DType d) { return static_cast<std::uint8_t>(dtype_onnx_code(d)); }
-constexpr std::optional<DType> dtype_from_code(std::uint8_t c) { return dtype_from_onnx_code(c); }
+/// dtype codes in the file: ONNX TensorProto.DataType values (core/dtype.hpp's table), one byte.
+static_assert(
+    [] {
+        for (DType d : all_dtypes)
+            if (dtype_onnx_code(d) < 1 || dtype_onnx_code(d) > 255) return false;
+        return true;
+    }(),
+    "a package stores a dtype's ONNX code in one byte");
 /// "ONNX codes 1 float32, 2 uint8, ...", in code order: the bad-dtype message.
 inline std::string dtype_codes_text() {
     std::string s = "ONNX codes";
     for (int c = 0; c < 256; ++c)
-        if (const auto d = dtype_from_code(static_cast<std::uint8_t>(c)))
+        if (const auto d = dtype_from_onnx_code(c))
             s += (s.size() > 10 ? ", " : " ") + std::to_string(c) + " " + std::string(dtype_name(*d));
     return s;
 }
@@ -595,9 +600,9 @@ template <class Ar, class D>
 Status transfer_dtype(Ar& ar, D& d, const std::string& what) {
     const std::size_t at = ar.pos();
     std::uint8_t code = 0;
-    if constexpr (!Ar::reading) code = format::dtype_code(d);
+    if constexpr (!Ar::reading) code = static_cast<std::uint8_t>(dtype_onnx_code(d));
     JANUS_CHECK(ar.template num<std::uint8_t>(code, what));
-    const auto dt = format::dtype_from_code(code);
+    const auto dt = dtype_from_onnx_code(code);
     JANUS_CHECK(ar.require(dt.has_value(), at, "io-dtype", [&] {
         return what + " code " + dec(code) +
                " is not a package dtype (" + format::dtype_codes_text() + ")";
