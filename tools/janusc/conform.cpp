@@ -3,12 +3,15 @@
 //
 // Contract (docs/conformance.md):
 //   - A test is *claimed* when every node of its model is an op type the importer takes (graph::onnx_import_form),
-//     read by onnx::scan_op_types (so a model the reader refuses is still claimed when its ops are Janus's); the
-//     other tests are counted and skipped.
-//   - A claimed test is *refused* when Janus declines it (the importer, a pass, a data file of a dtype Janus does not
-//     read); the line names the rule. It *passes* on an engine when every data set's every output has the expected
-//     dtype and shape and values within the ONNX backend tolerances (float32 and float16: |got - want| <= atol +
-//     rtol * |want| with rtol 1e-3, atol 1e-7, NaN equal to NaN; integers and booleans exact). Otherwise it *fails*.
+//     read by onnx::scan_op_types (so a model the reader refuses is still claimed when its ops are Janus's). The
+//     other tests get no line, but each is imported and must be refused as unsupported (a node test is valid ONNX);
+//     the summary counts them and any other outcome makes the run exit 1.
+//   - A claimed test is *refused* when Janus declines it as unsupported (the importer, a pass, a graph input or a
+//     data file of a type Janus does not read); the line names the rule. A refusal that calls it malformed, or a
+//     test with no data set, is a failure. It *passes* on an engine when every data set's every output has the
+//     expected dtype and shape and values within the ONNX backend tolerances (float32 and float16: |got - want| <=
+//     atol + rtol * |want| with rtol 1e-3, atol 1e-7, NaN equal to NaN; integers and booleans exact). Otherwise it
+//     *fails*.
 //   - A graph input that feeds an operand Janus takes as a constant (Reshape's shape, Slice's starts, ...) is bound
 //     to the data set's value at compile time (the line says `bound`): Janus compiles for known shapes.
 //   - The reference engine runs every claimed test; the NPU engine (lower, simulate, the host for what stays there)
