@@ -2,6 +2,7 @@
 // (tests/support/numeric_reference.hpp): 10^6 biased random (x, multiplier, shift) draws plus a boundary grid.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
@@ -438,3 +439,15 @@ TEST_CASE("is_valid accepts a multiplier in [2^30, 2^31) with shift in [-31, 30]
 }
 
 }  // namespace rounding_test
+
+TEST_CASE("floating-point contraction is off: 0.01f + 0.0005f * n rounds twice (CMakeLists.txt -ffp-contract=off)") {
+    // clang's default (-ffp-contract=on) folds this loop with one rounding (n = 7: 0x3c5d2f1b), and an FMA at run
+    // time (-march=native, clang and g++) rounds once too; two roundings give 0x3c5d2f1a (docs/numerics.md
+    // "Floating-point contraction"). A clang Release build without the flag changed three emitted-kernel goldens.
+    std::vector<float> s(16);
+    for (int c = 0; c < 16; ++c) s[static_cast<std::size_t>(c)] = 0.01f + 0.0005f * static_cast<float>(c);
+    CHECK(std::bit_cast<std::uint32_t>(s[7]) == 0x3c5d2f1au);
+    volatile float b = 0.0005f, c = 0.01f, m = 7.0f;  // the same at run time
+    const float y = c + b * m;
+    CHECK(std::bit_cast<std::uint32_t>(y) == 0x3c5d2f1au);
+}
