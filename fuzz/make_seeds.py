@@ -923,13 +923,13 @@ def seeds_package_reader():
     def listing(items):
         return struct.pack("<I", len(items)) + b"".join(items)
 
-    def header(size, table, count, version=1, isa_hash=isa, tool=b"0.1.0"):
+    def header(size, table, count, version=2, isa_hash=isa, tool=b"0.1.0"):
         h = (b"JANUSPKG" + struct.pack("<IIQQII", version, 96, size, 96, count, crc32c(table)) + isa_hash
              + tool.ljust(32, b"\0") + bytes(12))
         return h + struct.pack("<I", crc32c(h))
 
     def package(code, weights=b"", regions=(0, 0, 0), buffers=(), inputs=(), outputs=(), entries=(), extra=(),
-                version=1, isa_hash=isa, optional=True, host=None, segments=None):
+                version=2, isa_hash=isa, optional=True, host=None, segments=None, placement=None):
         sections = [(1, 0, b"".join(struct.pack("<Q", w) for w in code)), (2, 0, weights),
                     (3, 0, struct.pack("<QQQ", *regions) + listing(buffers)),
                     (4, 0, listing(inputs) + listing(outputs)), (5, 0, listing(entries))]
@@ -938,6 +938,10 @@ def seeds_package_reader():
         if segments is not None:  # [(entry pc, host nodes before, first input, first output)] of segments 1..
             sections.append((7, 0, struct.pack("<I", len(segments)) +
                              b"".join(struct.pack("<IIII", *r) for r in segments)))
+        if placement is not None:  # (node count, [(index, quantized, node, op type, rule, reason)]): version 2
+            sections.append((8, 0, struct.pack("<II", placement[0], len(placement[1])) +
+                             b"".join(struct.pack("<IB", i, q) + name(n) + name(o) + name(r) + name(w)
+                                      for i, q, n, o, r, w in placement[1])))
         sections += [(k, 1 if optional else 0, b) for k, b in extra]
         out = bytearray(96 + 32 * len(sections))
         table = b""
@@ -1000,9 +1004,14 @@ def seeds_package_reader():
             inputs=[io("u", "float32", "uint8", [2, 1, 1, 1, 1, 1, 1, 3], [16, 0, 0, 0, 0, 0, 0, 1], 0, 32,
                        [0.5, 0.25], [0, 255], 0)],
             outputs=[io("i", "int64", "int32", [3], [4], 0, 16)]),
+        # format version 1 (still read): kind 8 is an optional extra section there, not the placement section
         "empty_tensor_and_extras": package(
             [nop, halt], regions=(16, 16, 0), inputs=[io("e", "int8", "int8", [0, 7], [0, 0], 0, 0)],
-            entries=[debug(0, 1, "n", "Nop")], extra=[(8, b"abc"), (1000, b""), (0xFFFFFFFF, bytes(70))]),
+            entries=[debug(0, 1, "n", "Nop")], extra=[(8, b"abc"), (1000, b""), (0xFFFFFFFF, bytes(70))], version=1),
+        # the placement section (docs/package.md section 8): one host node refused by the lowering
+        "placement_section": package(
+            [halt], entries=[debug(0, 1, "r", "Relu")],
+            placement=(3, [(1, 1, "sm", "Softmax", "lower-op", "Softmax on int8 is not lowered")])),
         # a host section (docs/package.md section 6) whose graph feeds the program's input and reads its output
         "host_section": package(
             [halt], regions=(0, 16, 16),
@@ -1029,12 +1038,14 @@ def seeds_package_reader():
     io_at = struct.unpack_from("<Q", conv, 96 + 3 * 32 + 8)[0]
     near = {
         "bad_magic": patch(conv, 0, b"JANUSPKX", seal=False),
-        "newer_version": patch(conv, 8, struct.pack("<I", 2)),
+        "newer_version": patch(conv, 8, struct.pack("<I", 3)),
         "truncated": conv[:-1],
         "truncated_header": conv[:50],
         "section_corrupted": patch(conv, code_at + 3, b"\xff", seal=False),
         "toolchain_mismatch": package([halt], isa_hash=bytes(8)),
-        "unknown_required_section": package([halt], extra=[(8, b"x")], optional=False),
+        "unknown_required_section": package([halt], extra=[(9, b"x")], optional=False),
+        "placement_index_order": package([halt], placement=(3, [(2, 0, "a", "Relu", "place-type", "float"),
+                                                                (1, 0, "b", "Relu", "place-type", "float")])),
         "segments_without_host": package([halt, halt], segments=[(1, 0, 0, 0)]),
         "padding_nonzero": patch(conv, code_at + code_len + 1, b"\x01", seal=False),
         "section_moved": patch(conv, 96 + 3 * 32 + 8, struct.pack("<Q", io_at + 64)),

@@ -306,6 +306,28 @@ def qdq_float_middle(rng):
     return model(b.nodes, [f32("input", [1, 4, 8, 8])], [f32("output", [1, 16, 8, 8])], b.inits, "qdq_float_middle")
 
 
+def qdq_softmax_head(rng):
+    """QDQ int8: a classifier head as exporters write it: Conv + Relu, GlobalAveragePool, Flatten, Gemm, then a
+    quantized Softmax (DequantizeLinear -> Softmax -> QuantizeLinear to [0, 1]). The NPU lowers no Softmax, so the
+    lowering refuses it and the host runs it between the NPU part and the output's DequantizeLinear (host fallback:
+    `janusc compile` places it there and says why; `--strict` refuses it)."""
+    b = QDQ(rng)
+    x, s = b.qdq("input", -1.0, 1.0)
+    y, _ = b.conv(x, s, 3, 16, 3, act="relu", out_range=(0.0, 4.0))
+    b.nodes.append(helper.make_node("GlobalAveragePool", [y], ["gap"], name="gap"))
+    g, gs = b.qdq("gap", 0.0, 4.0)
+    b.nodes.append(helper.make_node("Flatten", [g], ["flat"], name="flatten", axis=1))
+    w = rng.normal(0, 0.25, (10, 16)).astype(np.float32)
+    wdq, ws = b.weight(w, axis=0)
+    bdq = b.bias(rng.normal(0, 0.1, 10).astype(np.float32), gs, ws)
+    b.nodes.append(helper.make_node("Gemm", ["flat", wdq, bdq], ["logits"], name="classifier", transB=1))
+    z, _ = b.qdq("logits", -8.0, 8.0)
+    b.nodes.append(helper.make_node("Softmax", [z], ["probs"], name="softmax", axis=-1))
+    out, _ = b.qdq("probs", 0.0, 1.0)
+    b.nodes.append(helper.make_node("Identity", [out], ["output"], name="out"))
+    return model(b.nodes, [f32("input", [1, 3, 8, 8])], [f32("output", [1, 10])], b.inits, "qdq_softmax_head")
+
+
 def mobilenet_v2(rng, size, width, blocks, classes):
     """A MobileNetV2 in QDQ form: stem conv 3x3/2, inverted residual blocks (expand 1x1, depthwise 3x3, project 1x1,
     residual Add when shapes allow), last 1x1 conv, GlobalAveragePool, Flatten, Gemm."""
@@ -366,6 +388,7 @@ FIXTURE_MODELS = {
     "qdq_conv_relu_shared": qdq_conv_relu_shared,
     "qdq_unet_tiny": qdq_unet_tiny,
     "qdq_float_middle": qdq_float_middle,
+    "qdq_softmax_head": qdq_softmax_head,
 }
 
 
@@ -738,7 +761,7 @@ PB_INPUTS = ("qdq_conv_relu", "integer_ops")
 PB_GOLDENS = {"qdq_conv_relu.output": "output"}
 
 SEMANTICS = ("qdq_conv_relu", "qdq_uint8_add_sigmoid", "qdq_float_tail", "mobilenet_v2_tiny", "qdq_conv_bn",
-             "integer_ops", "qdq_conv_relu_shared", "qdq_unet_tiny", "qdq_float_middle")
+             "integer_ops", "qdq_conv_relu_shared", "qdq_unet_tiny", "qdq_float_middle", "qdq_softmax_head")
 
 
 def main():

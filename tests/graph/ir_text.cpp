@@ -57,7 +57,7 @@ TEST_CASE("print -> parse -> print is the identity on every imported fixture") {
         }
         ++n;
     }
-    CHECK(n == 10);
+    CHECK(n == 11);
 }
 
 TEST_CASE("hand-written text: comments, quoted names, every attribute kind, targets and origins") {

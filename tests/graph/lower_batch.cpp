@@ -92,14 +92,17 @@ graph::Graph matmul_graph(const std::string& xs, const std::string& ws, std::int
                  " q(int8 s=0.6 zp=1) = MatMul(%a, %w)\n  output %y\n}\n");
 }
 
-/// The refusal's rule; the message names `node`.
+/// The rule of the refusal that puts `node` on the host; the placement text names it.
 std::string refusal(const std::string& text, const std::string& node) {
     const graph::Graph g = parse(text);
     const auto l = graph::lower_graph(g);
-    REQUIRE_FALSE(l.ok());
-    CAPTURE(l.error().message());
-    CHECK(l.error().message().find(node) != std::string::npos);
-    return l.error().rule;
+    REQUIRE_MESSAGE(l.ok(), (l.ok() ? std::string() : l.error().message()));
+    const std::string placed = graph::placement_text(g, *l);
+    CAPTURE(placed);
+    CHECK(placed.find("host " + node + ": ") != std::string::npos);
+    for (const auto& h : l->host_placements)
+        if (h.quantized) return h.rule;
+    return "not refused";
 }
 
 TEST_CASE("a rank-3 value is a stack of matrices, batch after batch, rows round16(K) bytes apart") {

@@ -131,7 +131,7 @@ has "$T/err" "(after:lower needs the NPU engine) [usage]"
 
 # 8c. run --engine npu (the default): lowered, simulated, the same bytes as the reference engine, on every fixture
 for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny qdq_conv_relu_shared qdq_unet_tiny \
-    qdq_float_middle; do
+    qdq_float_middle qdq_softmax_head; do
     args=()
     for f in "$FX/$m".in*.npy; do
         k="${f##*.in}"; k="${k%.npy}"
@@ -170,6 +170,38 @@ has "$T/out" "  Add add: 15 instructions [145, 160), "
 run 0 "$J" verify "$FX/qdq_float_middle.onnx"
 has "$T/out" "verify: all 9 values bit-identical on both engines"
 same "$T/npu-mobilenet_v2_tiny/logits.npy" "$SRC/tests/janusc/golden/mobilenet_v2_tiny.logits.npy" "npu logits equal the golden file"
+# host fallback, loudly: qdq_softmax_head's int8 Softmax has no NPU lowering; it runs on the host between the NPU
+# part and the output's DequantizeLinear, and compile, run and verify say so; --strict refuses it (exit 2, nothing
+# written); the package records the placement and inspect shows it
+sh=(-i input="$FX/qdq_softmax_head.in0.npy")
+run 0 "$J" compile "$FX/qdq_softmax_head.onnx" -o "$T/sh.jpk"
+has "$T/out" "placement: 4 of 7 nodes on the NPU"
+has "$T/out" "  host node 5 (Softmax softmax): Softmax on int8 is not lowered by janusc yet"
+has "$T/out" "[lower-op] (quantized)"
+run 0 "$J" run "$FX/qdq_softmax_head.onnx" "${sh[@]}" -o "$T/sh-npu"
+has "$T/out" "placement: 4 of 7 nodes on the NPU"
+run 0 "$J" verify "$FX/qdq_softmax_head.onnx"
+has "$T/out" "placement: 4 of 7 nodes on the NPU"
+has "$T/out" "node 5 Softmax (softmax) host: "
+run 0 "$J" inspect "$T/sh.jpk"
+has "$T/out" "  host node 5 (Softmax softmax): Softmax on int8 is not lowered by janusc yet"
+for cmd in compile run verify; do
+    case $cmd in
+    compile) run 2 "$J" compile "$FX/qdq_softmax_head.onnx" -o "$T/strict.jpk" --strict ;;
+    run) run 2 "$J" run "$FX/qdq_softmax_head.onnx" "${sh[@]}" -o "$T/strict-out" --strict ;;
+    verify) run 2 "$J" verify "$FX/qdq_softmax_head.onnx" --strict ;;
+    esac
+    has "$T/err" "qdq_softmax_head.onnx: unsupported: 1 quantized node would run on the host (--strict); node 5 (Softmax softmax): "
+    has "$T/err" "[lower-op] [strict-placement]"
+done
+[ ! -e "$T/strict.jpk" ] && [ ! -e "$T/strict-out" ] && ok || fail "a --strict refusal wrote its output"
+# --strict passes wherever the NPU takes every quantized node
+run 0 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o "$T/strict-m.jpk" --strict
+has "$T/out" "placement: 24 of 26 nodes on the NPU"
+# a package of format version 1 (the last version-1 Janus wrote it): inspect reads it and says the placement is not
+# recorded
+run 0 "$J" inspect "$SRC/tests/package/v1/qdq_float_middle.jpk"
+has "$T/out" "placement: not recorded (format version 1)"
 # ConvInteger / MatMulInteger (int32 outputs, no requantization): on the NPU (the sums DMA-stored from ACC; uint8
 # inputs through the host's Requantize), equal to the reference engine and to ONNX semantics (the fixture's
 # out<k>.npy from numpy); per-row, per-column, per-channel and omitted zero points

@@ -32,7 +32,7 @@ TEST_CASE("the reference engine agrees with ONNX semantics on the QDQ fixtures, 
     // qdq_float_tail ends in a float Softmax: its bound is absolute.
     const Case cases[] = {{"qdq_conv_relu", 1, 1},     {"qdq_uint8_add_sigmoid", 2, 1}, {"qdq_float_tail", 1, 1e-6},
                           {"mobilenet_v2_tiny", 1, 2}, {"qdq_conv_bn", 1, 1},           {"qdq_conv_relu_shared", 1, 1},
-                          {"qdq_unet_tiny", 1, 1},     {"qdq_float_middle", 1, 2}};
+                          {"qdq_unet_tiny", 1, 1},     {"qdq_float_middle", 1, 2},      {"qdq_softmax_head", 1, 2}};
     for (const Case& c : cases) {
         CAPTURE(c.name);
         const std::string base = std::string("onnx/fixtures/") + c.name;

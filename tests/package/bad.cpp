@@ -101,7 +101,7 @@ const std::vector<Recipe>& recipes() {
               }),
         bytes("empty", [] { return Bytes{}; }),
         bytes("truncated_magic", [] { return prefix(sample_bytes(), 5); }),
-        header("newer_version", [](format::Header& h) { h.version = 2; }),
+        header("newer_version", [](format::Header& h) { h.version = format::version + 1; }),
         header("version_zero", [](format::Header& h) { h.version = 0; }),
         header("header_size", [](format::Header& h) { h.header_size = 128; }),
         bytes("truncated_header", [] { return prefix(sample_bytes(), 60); }),
@@ -293,6 +293,36 @@ const std::vector<Recipe>& recipes() {
                   b[section(b, kind(format::Kind::segments)).offset] = 0;
                   craft::reseal(b);
                   return b;
+              }),
+        // ---- placement (format version 2)
+        content("placement_count",
+                [](Package& p) {
+                    p.placement = PlacementRecord{1, {{0, "a", "Softmax", "lower-op", "why", true},
+                                                      {1, "b", "Relu", "lower-op", "why", true}}};
+                }),
+        content("placement_index",
+                [](Package& p) {
+                    p.placement = PlacementRecord{3, {{1, "a", "Softmax", "lower-op", "why", true},
+                                                      {1, "b", "Relu", "lower-op", "why", true}}};
+                }),
+        content("placement_rule_empty",
+                [](Package& p) {
+                    p.placement = PlacementRecord{3, {{1, "a", "Softmax", "", "why", true}}};
+                }),
+        bytes("placement_flag",  // the quantized flag of the one host node is 2 (after nodes, count and index)
+              [] {
+                  Package p = testing::sample();
+                  p.placement = PlacementRecord{2, {{0, "a", "Softmax", "lower-op", "why", true}}};
+                  Bytes b = write_package(p).value();
+                  b[section(b, kind(format::Kind::placement)).offset + 12] = 2;
+                  craft::reseal(b);
+                  return b;
+              }),
+        bytes("placement_in_version_1",  // a version-1 header over a package with a placement section (kind 8)
+              [] {
+                  Package p = testing::sample();
+                  p.placement = PlacementRecord{2, {}};
+                  return edit(write_package(p).value(), [](craft::Image& im, Bytes&) { im.header.version = 1; });
               }),
         // ---- section contents vs lengths
         bytes("section_truncated",  // the memory section cut by 4 bytes, inside the last buffer's size field

@@ -362,11 +362,21 @@ TEST_CASE("the host section: written only when present, between debug and the ex
 
 TEST_CASE("extra sections are kept byte for byte") {
     Package p = testing::minimal();
-    p.extra = {{8, {1, 2, 3}}, {70000, Bytes(100, 0xEE)}};
+    p.extra = {{9, {1, 2, 3}}, {70000, Bytes(100, 0xEE)}};
     const Bytes b = write_package(p).value();
     const auto r = read_package(b, "x.jpk");
     REQUIRE(r.ok());
     CHECK(r->extra == p.extra);
+    // kind 8 is the placement section from format version 2 on; in a version-1 file it is an extra section
+    p.format_version = 1;
+    p.extra = {{8, {1, 2, 3}}};
+    const Bytes v1 = write_package(p).value();
+    const auto r1 = read_package(v1, "v1.jpk");
+    REQUIRE(r1.ok());
+    CHECK(r1->extra == p.extra);
+    CHECK_FALSE(r1->placement.has_value());
+    p.format_version = 2;  // the same kind in a version-2 package is a known section, never optional
+    CHECK_RULE(write_package(p), "section-order");
 }
 
 TEST_CASE("the fuzz seeds of fuzz/make_seeds.py: valid_ files are valid packages, bad_ files are not") {

@@ -29,6 +29,7 @@ struct RunArgs {
     std::string outdir;
     std::string output_format = "npy";  ///< npy, or pb (one TensorProto per output, named as the output)
     std::string engine = "npu";
+    bool strict = false;   ///< a quantized node placed on the host is an error (exit 2)
     std::string dump_ir;   ///< "after:import", "after:PASS" or "after:all": the IR text on stdout
     bool timings = false;  ///< the wall time of each phase on stderr (bench/janusc_frontend.sh)
 };
@@ -39,6 +40,7 @@ int cmd_run(const RunArgs& a);
 struct VerifyArgs {
     std::string model;
     std::vector<std::string> inputs;  ///< NAME=FILE.npy or NAME=FILE.pb; none: seeded inputs
+    bool strict = false;
     std::uint64_t seed = 1;
 };
 
@@ -49,6 +51,7 @@ struct CompileArgs {
     std::string model;
     std::string output;    ///< MODEL.jpk
     std::string emit_asm;  ///< also write the program as annotated assembly here
+    bool strict = false;
     std::string dump_ir;
     bool timings = false;
 };

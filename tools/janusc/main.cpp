@@ -7,20 +7,21 @@
 //              [--output F] [--max-instructions N] [--no-races]
 //                                        run on the simulator; prints cycles, per-unit busy/stall, races, faults
 //
-//   janusc run MODEL.onnx -i NAME=FILE.npy [-i ...] -o OUTDIR [--engine npu|ref] [--dump-ir=after:PASS]
+//   janusc run MODEL.onnx -i NAME=FILE.npy [-i ...] -o OUTDIR [--engine npu|ref] [--dump-ir=after:PASS] [--strict]
 //                                        run a model (lowered and simulated, or on the host reference kernels);
 //                                        writes OUTDIR/<output>.npy for every graph output
-//   janusc compile MODEL.onnx -o MODEL.jpk [--emit-asm FILE.s] [--dump-ir=after:PASS]
+//   janusc compile MODEL.onnx -o MODEL.jpk [--emit-asm FILE.s] [--dump-ir=after:PASS] [--strict]
 //                                        lower and write a package (atomically; nothing on an error)
 //   janusc run MODEL.jpk -i NAME=FILE.npy [-i ...] -o OUTDIR
 //                                        run a compiled package on the simulator
 //   janusc disasm MODEL.jpk [-o FILE.s]  its program, annotated with the nodes
 //   janusc inspect MODEL.jpk             toolchain, memory map, I/O, per-node instructions and cycles
-//   janusc verify MODEL.onnx [-i NAME=FILE.npy ...] [--seed N]
+//   janusc verify MODEL.onnx [-i NAME=FILE.npy ...] [--seed N] [--strict]
 //                                        both engines, every value compared; names the first diverging node
 //
 // Exit codes (commands.hpp): 0 success; 1 a wrong result (races in a simulated program, a verification mismatch);
-// 2 bad input (file, syntax, encoding, command line, a program that faults, a model the NPU lowering refuses);
+// 2 bad input (file, syntax, encoding, command line, a program that faults, a quantized node on the host under
+// --strict);
 // 3 an internal error (a lowered program that faults or races). Errors go to stderr as
 // `input:position: error: sentence [rule]`. Output files are written to a temporary file in the same directory and
 // renamed into place, so a failing run never leaves a half-written file and never touches an existing one.
@@ -215,6 +216,8 @@ int main(int argc, char** argv) {
     sim->add_option("--max-instructions", s.max_instructions, "SEQ steps before the run stops (instruction-limit)");
     sim->add_flag("--no-races", s.no_races, "do not run the race detector");
 
+    const char* const strict_help =
+        "a quantized node that the NPU does not take is an error (exit 2) instead of running on the host";
     janusc::RunArgs r;
     auto* run = app.add_subcommand("run", "run an ONNX model on an engine; writes OUTDIR/<output>.npy (or .pb) per output");
     run->add_option("model", r.model, "the model (.onnx), or a compiled package (.jpk)")->required();
@@ -226,6 +229,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"npu", "ref"}));
     run->add_option("--dump-ir", r.dump_ir, "print the IR after:import, after:PASS or after:all (compact constants)");
     run->add_flag("--timings", r.timings, "print the wall time of each phase on stderr");
+    run->add_flag("--strict", r.strict, strict_help);
 
     janusc::CompileArgs c;
     auto* compile = app.add_subcommand("compile", "compile an ONNX model into a vnpu package (.jpk)");
@@ -234,6 +238,7 @@ int main(int argc, char** argv) {
     compile->add_option("--emit-asm", c.emit_asm, "also write the program as assembly, annotated with its nodes");
     compile->add_option("--dump-ir", c.dump_ir, "print the IR after:import, after:PASS or after:all");
     compile->add_flag("--timings", c.timings, "print the wall time of each phase on stderr");
+    compile->add_flag("--strict", c.strict, strict_help);
 
     std::string inspect_in;
     auto* inspect = app.add_subcommand("inspect", "a package's toolchain, memory map, I/O and per-node cycles");
@@ -246,6 +251,7 @@ int main(int argc, char** argv) {
     verify->add_option("-i,--input", v.inputs,
                        "NAME=FILE.npy or NAME=FILE.pb for each graph input (default: seeded inputs)");
     verify->add_option("--seed", v.seed, "seed of the generated inputs (default 1)");
+    verify->add_flag("--strict", v.strict, strict_help);
 
     janusc::SupportArgs sup;
     auto* support = app.add_subcommand(

@@ -66,6 +66,16 @@ void dump_lowered(const std::string& dump, const graph::Graph& g, const graph::L
         std::cout << "; after lower\n" << graph::print(g, false) << graph::layout_text(g, l);
 }
 
+/// Lower `g` with host fallback and print the placement (one summary line, then one line per host node with its
+/// rule); under --strict a quantized node on the host is an error (exit 2) listing them.
+janus::Result<graph::LoweredGraph> lowered(const graph::Graph& g, const graph::LowerOptions& opt, bool strict,
+                                           const std::string& model) {
+    JANUS_TRY(graph::LoweredGraph l, graph::lower_graph(g, opt));
+    std::cout << graph::placement_text(g, l);
+    if (strict) JANUS_CHECK(graph::strict_placement(g, l, model));
+    return l;
+}
+
 /// Read, import and optimize a model; --dump-ir prints the IR after the named step (`dump` gets the step's name:
 /// the caller prints after:lower).
 janus::Result<graph::Graph> load_model(const std::string& path, const std::string& dump_ir, Phases& phase,
@@ -292,7 +302,7 @@ int cmd_run(const RunArgs& a) {
         out = std::move(*r);
         phase("run");
     } else {
-        auto l = graph::lower_graph(*g);
+        auto l = lowered(*g, graph::LowerOptions{}, a.strict, a.model);
         if (!l) return fail(l.error());
         phase("lower");
         dump_lowered(dump, *g, *l);
@@ -314,7 +324,7 @@ int cmd_compile(const CompileArgs& a) {
     std::string dump;
     auto g = load_model(a.model, a.dump_ir, phase, &dump, true);
     if (!g) return fail(g.error());
-    auto l = graph::lower_graph(*g);
+    auto l = lowered(*g, graph::LowerOptions{}, a.strict, a.model);
     if (!l) return fail(l.error());
     phase("lower");
     dump_lowered(dump, *g, *l);
@@ -416,6 +426,8 @@ int cmd_inspect(const std::string& path) {
                       << h->graph.value(n.outputs[0]).name << " " << h->graph.value(n.outputs[0]).type.str() << "\n";
         }
     }
+    std::cout << (p->placement ? pk::placement_text(*p->placement)
+                               : "placement: not recorded (format version " + std::to_string(p->format_version) + ")\n");
     if (!p->segments.empty()) {
         std::cout << "program segments: " << p->segments.size() + 1 << ", entered at pc 0";
         for (const auto& sg : p->segments) std::cout << ", " << sg.entry;
@@ -463,7 +475,7 @@ int cmd_verify(const VerifyArgs& a) {
         if (!r) return fail(r.error());
         in = std::move(*r);
     }
-    auto l = graph::lower_graph(*g, graph::LowerOptions{true});
+    auto l = lowered(*g, graph::LowerOptions{true}, a.strict, a.model);
     if (!l) return fail(l.error());
     std::cout << "verify " << a.model << ": " << g->nodes.size() << " nodes, " << l->npu.size() << " on the NPU, "
               << l->host_nodes() << " on the host; inputs "

@@ -275,6 +275,22 @@ inline Result<package::Package> host_package(const Graph& g, const LoweredGraph&
 
 }  // namespace compile_detail
 
+/// The placement of a lowered graph as the package records it (section 8).
+inline package::PlacementRecord placement_record(const Graph& g, const LoweredGraph& L) {
+    package::PlacementRecord r;
+    r.nodes = static_cast<std::uint32_t>(g.nodes.size());
+    for (const HostPlacement& h : L.host_placements)
+        r.host.push_back({static_cast<std::uint32_t>(h.node), g.nodes[h.node].origin, g.nodes[h.node].op, h.rule,
+                          h.why, h.quantized});
+    return r;
+}
+
+/// "placement: N of T nodes on the NPU" and one line per host node with its rule (package::placement_text): what
+/// `janusc compile`, `run --engine npu` and `verify` print, and the goldens of tests/graph/placement/ pin.
+inline std::string placement_text(const Graph& g, const LoweredGraph& L) {
+    return package::placement_text(placement_record(g, L));
+}
+
 inline Result<package::Package> compile_package(const Graph& g, const LoweredGraph& L) {
     using namespace compile_detail;
     auto boundary = L.npu.empty() ? std::nullopt : boundary_package(g, L);
@@ -302,6 +318,7 @@ inline Result<package::Package> compile_package(const Graph& g, const LoweredGra
             p.debug.push_back({static_cast<std::uint32_t>(n.code_begin), static_cast<std::uint32_t>(n.code_end),
                                g.nodes[n.node].origin, g.nodes[n.node].op});
     }
+    p.placement = placement_record(g, L);
     return p;
 }
 

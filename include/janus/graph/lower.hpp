@@ -11,8 +11,11 @@
 //     (LoweredSegment; vnpu::sim::Options::entry). A host node that reads nothing the NPU computes (directly or
 //     through other host nodes) joins the prologue instead of splitting the program. DRAM keeps its bytes between
 //     segments, so a value one segment leaves in scratch is read by a later one where it is; a value crossing to the
-//     host is in the output region, a value crossing back in the input region. A node that could run on the NPU but whose emitter refuses it fails
-//     the lowering with the emitter's own rule: it is never moved to the host silently.
+//     host is in the output region, a value crossing back in the input region.
+//   - Host fallback, loudly. A node the lowering refuses (no NPU lowering for its op or form, a plan or an emitter
+//     refusal) is rolled back and runs on the host like any other host node; the NPU segments resume after it. Every
+//     host node has its reason in LoweredGraph::host_placements (graph/compile.hpp placement_text prints them;
+//     --strict refuses the quantized ones, strict_placement), and each refusal is a `host` line at the top of the log.
 //   - Layout (seed B3). A rank-4 [1, C, H, W] value is an NHWC image, pixels round16(C) bytes apart (the padding
 //     lanes are never read as data); a rank-2 [M, K] value is a matrix, rows round16(K) bytes apart. An int32 value
 //     (a ConvInteger / MatMulInteger output) has 4-byte little-endian elements: pixels round16(4 C), rows
@@ -161,6 +164,20 @@ struct LoweredSegment {
     std::size_t first_node = 0, end_node = 0;  ///< its nodes: npu[first_node, end_node)
 };
 
+/// Why a node runs on the host. Every host node has one (LoweredGraph::host_placements, in node order); `janusc`
+/// prints one line per host node and `--strict` refuses the quantized ones.
+struct HostPlacement {
+    std::size_t node = 0;
+    /// place-marked (the IR marks it @host), place-type (its values are not int8 / int32 sums: a float op, a
+    /// conversion at a float boundary, int64 indices) or the lowering's own refusal (lower-op, lower-layout, ...)
+    std::string rule;
+    std::string why;
+    /// A compute node on quantized values (int8 in and out, or ConvInteger / MatMulInteger int32 sums) that the
+    /// lowering refused: the NPU could have taken its types. `--strict` makes these errors.
+    bool quantized = false;
+    friend bool operator==(const HostPlacement&, const HostPlacement&) = default;
+};
+
 struct LoweredGraph {
     emit::Program program;
     std::vector<std::optional<Placement>> placement;   ///< per value; empty for values the NPU never holds
@@ -170,6 +187,7 @@ struct LoweredGraph {
     std::vector<ValueId> segment_inputs;               ///< host -> NPU (input region), ordered by segment
     std::vector<ValueId> segment_outputs;              ///< NPU -> host (output region), ordered by segment
     std::int64_t input_bytes = 0, output_bytes = 0, scratch_peak = 0;
+    std::vector<HostPlacement> host_placements;  ///< every host node with its reason, in node order
     std::vector<std::string> log;     ///< one line per decision (placement, strategy, emitter log)
     bool intermediates_kept = false;  ///< LowerOptions::keep_intermediates: every NPU value is readable after a run
     /// How many nodes run on the host: before, between and after the segments.
@@ -339,7 +357,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
                 return make_error(what, "", "lower-layout",
                                   n.op +
                                       " between an image and a matrix or stack changes the physical axis order; it "
-                                      "is not lowered (run it with --engine ref)");
+                                      "is not lowered");
         return ok_status();
     };
     const auto reduce = [&]<class Op>(auto lower) -> Status {
@@ -368,7 +386,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
             return make_error(what, "", "lower-layout",
                               n.op +
                                   " over these axes does not keep the NHWC order of what remains; it is not "
-                                  "lowered (run it with --engine ref)");
+                                  "lowered");
         const ops::TensorType xt{DType::i8, x.array.dims(), x.array.quant};
         const ops::TensorType yt{DType::i8, y.array.dims(), y.array.quant};
         JANUS_TRY(const ops::ReducePlan plan, Op::plan(xt, a, yt));
@@ -398,7 +416,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
             return make_error(what, "", "lower-layout",
                               n.op +
                                   " to or from an image is lowered only as the flatten view [1, C, H, W] -> "
-                                  "[1, C*H*W] (run it with --engine ref)");
+                                  "[1, C*H*W]");
         JANUS_TRY(auto a,
                   attrs_of<ops::Reshape::Attrs>(ops::AttrMap{{"shape", y.array.shape}}, ops::Reshape::schema, what));
         how = "lower_reshape";
@@ -492,18 +510,37 @@ inline Result<std::vector<std::int32_t>> conv_bias(const Graph& g, const Node& n
 #if defined(JANUS_OUT_OF_LINE_LOWERING) && !defined(JANUS_DEFINE_LOWERING)
 Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {});
 #else
-JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {}) {
-    using namespace lower_detail;
+namespace lower_detail {
+
+/// A node the lowering refused in one attempt, with the refusal (the emitter's or the plan's error, node named).
+struct Refusal {
+    std::size_t node = 0;
+    Error error;
+};
+
+/// One attempt at lowering `g` with the nodes marked in `host` kept on the host. Each NPU node is emitted inside a
+/// builder transaction: a node whose emission fails is rolled back, recorded in `refused`, and the attempt goes on
+/// as if it had run (its output keeps the placement it got, if any; a node reading a value that got none is skipped
+/// and tried in the next attempt), so one attempt finds every refusal that does not depend on the others. The result
+/// is the lowering only when `refused` stays empty.
+inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& opt, const std::vector<bool>& host,
+                                          std::vector<Refusal>& refused) {
     LoweredGraph L;
     L.placement.resize(g.values.size());
     L.intermediates_kept = opt.keep_intermediates;
     const std::string gwhat = "graph " + g.name;
+    std::vector<bool> refused_here(g.nodes.size(), false);
+    const auto refuse = [&](std::size_t k, const Error& e) {
+        if (refused_here[k]) return;
+        refused_here[k] = true;
+        refused.push_back({k, e});
+    };
 
     // ---- partition
     std::vector<bool> on_npu(g.nodes.size(), false);
     std::optional<std::size_t> first, last;
     for (std::size_t k = 0; k < g.nodes.size(); ++k)
-        if (npu_candidate(g, g.nodes[k])) {
+        if (!host[k] && npu_candidate(g, g.nodes[k])) {
             on_npu[k] = true;
             if (!first) first = k;
             last = k;
@@ -591,7 +628,12 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
         for (ValueId x : data_inputs(g, g.nodes[k])) {
             auto& p = L.placement[static_cast<std::size_t>(x)];
             if (produced_on_npu[static_cast<std::size_t>(x)] || p) continue;
-            JANUS_TRY(Placement q, shape_form(g.value(x), gwhat + ": " + node_what(g, k)));
+            auto form = shape_form(g.value(x), gwhat + ": " + node_what(g, k));
+            if (!form.ok()) {
+                refuse(k, form.error());
+                continue;
+            }
+            Placement q = *form;
             q.region = 2, q.offset = static_cast<std::uint32_t>(in_at);
             in_at += emit::round16(q.bytes());
             p = q;
@@ -765,8 +807,19 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
             release_dead(k);
             continue;
         }
+        if (refused_here[k]) continue;  // a value it reads has no NPU form
+        // a value it reads got no placement: its producer was refused in this attempt; try it in the next one
+        if (std::any_of(g.nodes[k].inputs.begin(), g.nodes[k].inputs.end(), [&](ValueId x) {
+                return x != no_value && g.value(x).kind != ValueKind::constant &&
+                       !L.placement[static_cast<std::size_t>(x)];
+            }))
+            continue;
+        // the node's emission is one transaction: a refusal takes back its code, constants and borrows
+        auto node_tx = b.transaction();
         if (opt.kernel_barriers && kernel_before) JANUS_CHECK(kernel_barrier());
         kernel_before = false;
+        const std::size_t begin = b.size();
+        const Status node_status = [&]() -> Status {
         const Node& n = g.nodes[k];
         const std::string what = gwhat + ": " + node_what(g, k);
         const ValueId o = n.outputs[0];
@@ -777,7 +830,6 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
             if (s.ok()) return s;
             return s.error().within(what, "");
         };
-        const std::size_t begin = b.size();
         JANUS_TRY(Placement form, shape_form(out, what));
         std::vector<ops::TensorType> types;
         for (ValueId x : n.inputs)
@@ -1085,18 +1137,25 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
                 return make_error(what, "", "lower-op",
                                   n.op +
                                       " on int8 is not lowered by janusc yet (see docs/emit_support.md for the "
-                                      "emitters; run it with --engine ref)");
+                                      "emitters)");
             const Placement x = in_place(0);
             const Placement y = place_output(k, form);
             L.log.push_back("node   " + node_what(g, k) + ": lower_lut");
             st = emit::lower_lut(b, *table, x.flat(), y.flat());
         }
-        JANUS_CHECK(fail(st));
+        return fail(st);
+        }();
+        if (!node_status.ok()) {
+            refuse(k, node_status.error());
+            continue;  // node_tx rolls the node back
+        }
+        node_tx.commit();
         for (; log_seen < b.log().size(); ++log_seen) L.log.push_back("  emit " + b.log()[log_seen]);
         L.npu.push_back({k, begin, b.size(), fusion[k].has_value()});
         kernel_before = kernel_before || b.size() > begin;
         release_dead(k);
     }
+    if (!refused.empty()) return L;  // not a lowering: the caller moves the refused nodes to the host and retries
     barrier_event.release();
     barrier_lmem.release();
     L.segments.back().end_node = L.npu.size();
@@ -1107,7 +1166,79 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
                     std::to_string(L.program.weights.size()) + " B");
     return L;
 }
+
+/// Why node k, which the partition did not give the NPU, runs on the host (quantized is false: its types are not
+/// the NPU's, or the IR says so). The same cases as npu_candidate, in its order but the mark last.
+inline HostPlacement host_reason(const Graph& g, std::size_t k) {
+    const Node& n = g.nodes[k];
+    const auto type_of = [&](ValueId v) { return g.value(v).name + " is " + g.value(v).type.str(); };
+    const std::string npu_types = "; the NPU computes on int8 values (and int32 sums)";
+    if (n.outputs.size() != 1)
+        return {k, "place-outputs",
+                "it has " + std::to_string(n.outputs.size()) + " outputs; the NPU lowers nodes of one output", false};
+    if (!int8_value(g.value(n.outputs[0])) && !integer_sum(g, n))
+        return {k, "place-type", "its output " + type_of(n.outputs[0]) + npu_types, false};
+    const auto ins = data_inputs(g, n);
+    for (ValueId x : ins)
+        if (!int8_value(g.value(x))) return {k, "place-type", "its input " + type_of(x) + npu_types, false};
+    if (ins.empty()) return {k, "place-constant", "it reads constants only", false};
+    return {k, "place-marked", "the IR marks it @host", false};  // npu_candidate's remaining case
+}
+
+}  // namespace lower_detail
+
+// Host fallback: any node the NPU cannot take runs on the host, inside the same program's segments. A node whose
+// types are not the NPU's is placed there by the partition; a node the lowering refuses (the op, its layout, a
+// plan or an emitter refusal) is rolled back and moved there, and the lowering is tried again without it, until an
+// attempt refuses nothing. Each host node gets its reason (host_placements); the log starts with the refusals.
+JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {}) {
+    using namespace lower_detail;
+    std::vector<bool> host(g.nodes.size(), false);
+    std::vector<std::optional<Error>> refusal(g.nodes.size());
+    std::vector<std::string> refusal_log;
+    for (;;) {
+        std::vector<Refusal> refused;
+        JANUS_TRY(LoweredGraph L, lower_attempt(g, opt, host, refused));
+        if (refused.empty()) {
+            std::vector<bool> on_npu(g.nodes.size(), false);
+            for (const LoweredNode& n : L.npu) on_npu[n.node] = true;
+            for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+                if (on_npu[k]) continue;
+                if (refusal[k])
+                    L.host_placements.push_back({k, refusal[k]->rule, refusal[k]->detail, true});
+                else
+                    L.host_placements.push_back(host_reason(g, k));
+            }
+            L.log.insert(L.log.begin(), refusal_log.begin(), refusal_log.end());
+            return L;
+        }
+        for (Refusal& r : refused) {  // each attempt moves at least one node: at most one attempt per node
+            JANUS_ASSERT(!host[r.node]);
+            host[r.node] = true;
+            refusal_log.push_back("host   " + node_what(g, r.node) + ": refused by the lowering, runs on the host: " +
+                                  r.error.detail + " [" + r.error.rule + "]");
+            refusal[r.node] = std::move(r.error);
+        }
+    }
+}
 #endif
+
+/// --strict: a quantized node on the host is an error (unsupported, rule strict-placement) listing every such node.
+inline Status strict_placement(const Graph& g, const LoweredGraph& L, const std::string& input) {
+    std::string list;
+    std::size_t count = 0;
+    for (const HostPlacement& h : L.host_placements)
+        if (h.quantized) {
+            ++count;
+            list += "; " + lower_detail::node_what(g, h.node) + ": " + h.why + " [" + h.rule + "]";
+        }
+    if (count == 0) return ok_status();
+    Error e = make_error(input, "", "strict-placement",
+                         std::to_string(count) + " quantized node" + (count == 1 ? "" : "s") +
+                             " would run on the host (--strict)" + list);
+    e.kind = ErrorKind::unsupported;
+    return e;
+}
 
 /// The physical side of an IR dump (seed B4): one comment line per value the NPU holds, with its logical type and
 /// where and how its bytes are laid out, then the nodes left on the host. `--dump-ir=after:lower` prints it after the

@@ -263,6 +263,13 @@ inline Result<ProbeResult> run_probe(const ProbeSpec& p, ProbeForm f, KernelFn k
         r.lowering_detail = l.error().rule + ": " + l.error().detail;
         return r;
     }
+    // a quantized node the lowering refused runs on the host (host fallback): the probe's op is not lowered
+    for (const HostPlacement& h : l->host_placements)
+        if (h.quantized) {
+            r.lowering = ProbeResult::Lowering::refused;
+            r.lowering_detail = h.rule + ": " + h.why;
+            return r;
+        }
     if (l->npu.empty()) {
         r.lowering = ProbeResult::Lowering::host;
         r.lowering_detail = "the partition keeps it on the host (an input or output that is not quantized int8)";

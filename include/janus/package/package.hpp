@@ -164,9 +164,26 @@ struct SegmentStart {
     friend bool operator==(const SegmentStart&, const SegmentStart&) = default;
 };
 
+/// One host node of the placement record: which node, why it runs on the host (the lowering's rule and sentence),
+/// and whether it is a quantized node the NPU's types would allow (what `janusc --strict` refuses).
+struct HostNode {
+    std::uint32_t index = 0;  ///< its position among the compiled graph's nodes
+    std::string node, op_type, rule, why;
+    bool quantized = false;
+    friend bool operator==(const HostNode&, const HostNode&) = default;
+};
+
+/// Where the compiled graph's nodes run (section 8, format version 2): `nodes` in all, the host ones listed with
+/// their reasons in graph order; every other node runs on the NPU.
+struct PlacementRecord {
+    std::uint32_t nodes = 0;
+    std::vector<HostNode> host;
+    friend bool operator==(const PlacementRecord&, const PlacementRecord&) = default;
+};
+
 /// A section this version does not interpret, kept byte for byte (written with the optional flag).
 struct ExtraSection {
-    std::uint32_t kind = 0;  ///< > the last known kind (7), increasing
+    std::uint32_t kind = 0;  ///< > the last kind its format version knows (format::known_kinds_of), increasing
     std::vector<std::uint8_t> bytes;
     friend bool operator==(const ExtraSection&, const ExtraSection&) = default;
 };
@@ -188,7 +205,11 @@ struct Package {
     std::vector<DebugEntry> debug;  ///< sorted, non-overlapping
     std::optional<HostSection> host;  ///< present when the model runs nodes on the host (beyond boundary conversions)
     std::vector<SegmentStart> segments;  ///< segments 1.. of the program (section 7); empty: one segment
+    std::optional<PlacementRecord> placement;  ///< section 8: written by graph::compile_package (format version 2)
     std::vector<ExtraSection> extra;
+    /// The file's format version: format::version when written by this build, or an older version it reads
+    /// (docs/package.md "Versions"), kept so that a read package writes back to the same bytes.
+    std::uint32_t format_version = 2;
     friend bool operator==(const Package&, const Package&) = default;
 };
 
@@ -213,10 +234,13 @@ inline std::uint64_t region_size(const Package& p, int region) {
 namespace format {
 
 inline constexpr std::array<std::uint8_t, 8> magic = {'J', 'A', 'N', 'U', 'S', 'P', 'K', 'G'};
-inline constexpr std::uint32_t version = 1;
+/// The format version this build writes, and the oldest it reads (docs/package.md "Versions": version 2 adds the
+/// placement section; a version-1 file is read as it is, with no placement record).
+inline constexpr std::uint32_t version = 2;
+inline constexpr std::uint32_t oldest_version = 1;
 inline constexpr std::uint32_t header_size = 96;
 inline constexpr std::uint32_t entry_size = 32;
-inline constexpr std::uint32_t alignment = 64;  ///< of every section (version 1)
+inline constexpr std::uint32_t alignment = 64;  ///< of every section (versions 1 and 2)
 inline constexpr std::uint32_t max_sections = 64;
 inline constexpr std::uint32_t flag_optional = 1;  ///< section flag: a reader that does not know the kind may skip it
 inline constexpr std::size_t max_rank = 8;
@@ -225,16 +249,21 @@ inline constexpr std::uint64_t max_region = 1ull << 32;  ///< DRAM offsets are 3
 inline constexpr std::int64_t max_extent = 1ll << 32;    ///< of a dim and of a stride
 
 /// Section kinds this version knows, in the order they must appear (each at most once): 1..5 are required, 6 (host)
-/// is present only when the model has host nodes, 7 (segments) only when host nodes run between NPU segments. A
-/// known kind is never optional: a reader that does not know the host or segments section refuses the package
-/// (section-unknown) instead of running half of the model.
-enum class Kind : std::uint32_t { code = 1, weights = 2, memory = 3, io = 4, debug = 5, host = 6, segments = 7 };
+/// is present only when the model has host nodes, 7 (segments) only when host nodes run between NPU segments, 8
+/// (placement, from format version 2) when the package was compiled from a graph. A known kind is never optional: a
+/// reader that does not know the host or segments section refuses the package (section-unknown) instead of running
+/// half of the model.
+enum class Kind : std::uint32_t {
+    code = 1, weights = 2, memory = 3, io = 4, debug = 5, host = 6, segments = 7, placement = 8
+};
 inline constexpr std::uint32_t required_kinds = 5;
-inline constexpr std::uint32_t known_kinds = 7;
+inline constexpr std::uint32_t known_kinds = 8;
+/// The last section kind format version `v` knows (1: 7; 2: 8).
+constexpr std::uint32_t known_kinds_of(std::uint32_t v) { return v >= 2 ? 8 : 7; }
 
 inline std::string section_name(std::uint32_t kind) {
-    constexpr std::array<std::string_view, 8> names = {"",      "code", "weights", "memory",
-                                                       "io",    "debug", "host",   "segments"};
+    constexpr std::array<std::string_view, 9> names = {"",      "code", "weights", "memory",  "io",
+                                                       "debug", "host", "segments", "placement"};
     if (kind >= 1 && kind <= known_kinds) return std::string(names[kind]);
     return "kind " + std::to_string(kind);
 }
@@ -1093,7 +1122,54 @@ Status transfer_segments(Ar& ar, P& p) {
     return ok_status();
 }
 
-/// The content of a known section (kinds 1..7).
+// ---------------------------------------------------------------------------------------------- placement
+template <class Ar, class H>
+Status transfer_host_node(Ar& ar, H& h, std::size_t i, std::uint32_t nodes, std::int64_t& prev) {
+    const std::string who = "host node " + dec(i);
+    const std::size_t at = ar.pos();
+    JANUS_CHECK(ar.template num<std::uint32_t>(h.index, who + " index"));
+    JANUS_CHECK(ar.require(h.index < nodes && static_cast<std::int64_t>(h.index) > prev, at, "placement-index", [&] {
+        return who + ": node " + dec(h.index) + " is not after the previous host node's (" +
+               (prev < 0 ? std::string("none") : dec(static_cast<std::uint64_t>(prev))) + ") and below the " +
+               dec(nodes) + " nodes of the graph";
+    }));
+    prev = h.index;
+    const std::size_t q_at = ar.pos();
+    std::uint8_t q = h.quantized ? 1 : 0;
+    JANUS_CHECK(ar.template num<std::uint8_t>(q, who + " quantized flag"));
+    JANUS_CHECK(ar.require(q <= 1, q_at, "placement-flag",
+                           [&] { return who + ": the quantized flag is " + dec(q) + ", not 0 or 1"; }));
+    if constexpr (Ar::reading) h.quantized = q == 1;
+    JANUS_CHECK(transfer_name(ar, h.node, who + " node name", true));
+    JANUS_CHECK(transfer_name(ar, h.op_type, who + " op type", false));
+    JANUS_CHECK(transfer_name(ar, h.rule, who + " rule", false));
+    return transfer_name(ar, h.why, who + " reason", false);
+}
+
+template <class Ar, class P>
+Status transfer_placement(Ar& ar, P& p) {
+    static const std::size_t min_entry = [] {
+        std::vector<std::uint8_t> out;
+        Sink s(out, 0, "", "", false);
+        std::int64_t prev = -1;
+        const HostNode h{};
+        (void)transfer_host_node(s, h, 0, 1, prev);
+        return out.size();
+    }();
+    if constexpr (Ar::reading) p.placement.emplace();
+    auto& r = *p.placement;
+    JANUS_CHECK(ar.template num<std::uint32_t>(r.nodes, "node count"));
+    const std::size_t at = ar.pos();
+    JANUS_TRY(const std::size_t n, ar.count(r.host, min_entry, "host node"));
+    JANUS_CHECK(ar.require(n <= r.nodes, at, "placement-count", [&] {
+        return dec(n) + " host nodes listed; the graph has " + dec(r.nodes) + " nodes";
+    }));
+    std::int64_t prev = -1;
+    for (std::size_t i = 0; i < n; ++i) JANUS_CHECK(transfer_host_node(ar, r.host[i], i, r.nodes, prev));
+    return ok_status();
+}
+
+/// The content of a known section (kinds 1..8).
 template <class Ar, class P>
 Status transfer_section(Ar& ar, P& p, format::Kind kind) {
     switch (kind) {
@@ -1111,6 +1187,8 @@ Status transfer_section(Ar& ar, P& p, format::Kind kind) {
             return transfer_host(ar, p);
         case format::Kind::segments:
             return transfer_segments(ar, p);
+        case format::Kind::placement:
+            return transfer_placement(ar, p);
     }
     return ok_status();
 }
@@ -1129,22 +1207,34 @@ inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string
     const std::string input(name);
     const auto present = [&](std::uint32_t k) {
         return k <= required_kinds || (k == static_cast<std::uint32_t>(Kind::host) && p.host) ||
-               (k == static_cast<std::uint32_t>(Kind::segments) && !p.segments.empty());
+               (k == static_cast<std::uint32_t>(Kind::segments) && !p.segments.empty()) ||
+               (k == static_cast<std::uint32_t>(Kind::placement) && p.placement);
     };
     std::size_t fixed = 0;
     for (std::uint32_t k = 1; k <= known_kinds; ++k) fixed += present(k) ? 1 : 0;
     const std::size_t count = fixed + p.extra.size();
     const Archive top(input, "header", validate);
+    JANUS_CHECK(top.require(p.format_version >= oldest_version && p.format_version <= version,
+                            header_field("format version"), "package-version", [&] {
+                                return "format version " + dec(p.format_version) + "; this Janus writes versions " +
+                                       dec(oldest_version) + " to " + dec(version);
+                            }));
+    JANUS_CHECK(top.require(!p.placement || known_kinds_of(p.format_version) >= 8,
+                            header_field("format version"), "section-unknown", [&] {
+                                return "format version " + dec(p.format_version) +
+                                       " has no placement section (it came with version 2)";
+                            }));
     JANUS_CHECK(top.require(count <= max_sections, header_field("section count"), "section-count",
                             [&] { return dec(count) + " sections; a package has at most " + dec(max_sections); }));
     const std::string problem = toolchain_problem(p.toolchain.version);
     JANUS_CHECK(top.require(problem.empty(), header_field("toolchain version"), "toolchain-version",
                             [&] { return "the toolchain version " + problem; }));
-    for (std::size_t i = 0, prev = known_kinds; i < p.extra.size(); prev = p.extra[i++].kind) {
+    for (std::size_t i = 0, prev = known_kinds_of(p.format_version); i < p.extra.size(); prev = p.extra[i++].kind) {
         const std::size_t at = header_size + (fixed + i) * entry_size + entry_field("kind");
         JANUS_CHECK(Archive(input, "section table", validate).require(p.extra[i].kind > prev, at, "section-order", [&] {
             return "extra section " + dec(i) + " has kind " + dec(p.extra[i].kind) +
-                   "; extra kinds follow the known ones (1..7) in increasing order";
+                   "; extra kinds follow the known ones (1.." + dec(known_kinds_of(p.format_version)) +
+                   ") in increasing order";
         }));
     }
     std::vector<std::uint8_t> out(header_size + count * entry_size, 0);
@@ -1167,7 +1257,7 @@ inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string
     for (const Entry& e : entries) JANUS_CHECK(transfer_entry(table, e));
     Header h;
     h.magic = magic;
-    h.version = version;
+    h.version = p.format_version;
     h.header_size = header_size;
     h.file_size = out.size();
     h.table_offset = header_size;
@@ -1224,14 +1314,14 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
         return hs.fail(header_at("format version"), "package-version-newer",
                        "format version " + dec(h.version) + " was written by a newer Janus; this Janus (" +
                            std::string(version_string()) + ") reads format version " + dec(format::version));
-    if (h.version != format::version)
+    if (h.version < oldest_version)
         return hs.fail(header_at("format version"), "package-version",
-                       "format version " + dec(h.version) + " does not exist (this Janus reads format version " +
-                           dec(format::version) + ")");
+                       "format version " + dec(h.version) + " does not exist (this Janus reads format versions " +
+                           dec(oldest_version) + " to " + dec(format::version) + ")");
     if (h.header_size != header_size)
         return hs.fail(header_at("header size"), "header-size",
-                       "the header size is " + dec(h.header_size) + " bytes; format version 1 has a " +
-                           dec(header_size) + "-byte header");
+                       "the header size is " + dec(h.header_size) + " bytes; format version " + dec(h.version) +
+                           " has a " + dec(header_size) + "-byte header");
     if (file.size() < header_size)
         return hs.fail(
             file.size(), "header-truncated",
@@ -1288,6 +1378,8 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
     // 3. the section table: kinds, placement, padding, checksums
     Package p;
     p.toolchain = Toolchain{tool, h.isa_hash};
+    p.format_version = h.version;
+    const std::uint32_t kinds_known = known_kinds_of(h.version);
     const detail::Archive table(input, "section table", true), layout(input, "file layout", true);
     std::vector<Entry> entries(h.section_count);
     std::uint64_t prev_end = table_end;
@@ -1301,7 +1393,7 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
         const auto at = [&](std::string_view f) { return base + entry_field(f); };
         const std::string name = section_name(e.kind);
         const std::string who = "entry " + dec(i) + " (" + name + ")";
-        const bool known = e.kind >= 1 && e.kind <= known_kinds, optional = (e.flags & flag_optional) != 0;
+        const bool known = e.kind >= 1 && e.kind <= kinds_known, optional = (e.flags & flag_optional) != 0;
         if ((e.flags & ~flag_optional) != 0)
             return ts.fail(at("flags"), "section-flags",
                            who + ": flags " + hex(e.flags, 8) + " set bits other than bit 0 (optional)");
@@ -1316,8 +1408,8 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
         if (!known && !optional)
             return ts.fail(at("kind"), "section-unknown",
                            who + ": section kind " + dec(e.kind) +
-                               " is unknown to format version 1 and not marked "
-                               "optional: the package needs a newer Janus");
+                               " is unknown to format version " + dec(h.version) +
+                               " and not marked optional: the package needs a newer Janus");
         if (e.kind == prev_kind)
             return ts.fail(at("kind"), "section-duplicate", who + ": a second " + name + " section");
         if (e.kind < prev_kind)
@@ -1326,7 +1418,8 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
                                "; sections are listed in increasing kind order");
         if (e.alignment != alignment)
             return ts.fail(at("alignment"), "section-alignment",
-                           who + ": alignment " + dec(e.alignment) + "; format version 1 aligns every section to " +
+                           who + ": alignment " + dec(e.alignment) + "; format version " + dec(h.version) +
+                               " aligns every section to " +
                                dec(alignment) + " bytes");
         if (e.offset > std::numeric_limits<std::uint64_t>::max() - e.length)
             return ts.fail(at("length"), "section-overflow",
@@ -1366,7 +1459,8 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
         if (std::none_of(entries.begin(), entries.end(), [&](const Entry& e) { return e.kind == k; }))
             return table.fail(header_at("section count"), "section-missing",
                               "the package has no " + section_name(k) +
-                                  " section (format version 1 requires code, weights, memory, io and debug)");
+                                  " section (format version " + dec(h.version) +
+                                  " requires code, weights, memory, io and debug)");
     if (prev_end != file.size())
         return layout.fail(prev_end, "trailing-bytes",
                            dec(file.size() - prev_end) + " bytes follow the last section (from byte " + dec(prev_end) +
@@ -1376,7 +1470,7 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
     for (const Entry& e : entries) {
         const std::string name = section_name(e.kind) + " section";
         detail::Source s(file, e.offset, e.offset + e.length, input, name, "section-truncated", "the section");
-        if (e.kind <= known_kinds)
+        if (e.kind <= kinds_known)
             JANUS_CHECK(detail::transfer_section(s, p, static_cast<Kind>(e.kind)));
         else
             JANUS_CHECK(s.tail(p.extra.emplace_back(ExtraSection{e.kind, {}}).bytes, "bytes"));
@@ -1389,6 +1483,17 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
 }
 
 // ============================================================================================ inspection
+
+/// "placement: N of T nodes on the NPU", then one line per host node, "  host node K (Op name): why [rule]": the text
+/// `janusc compile`, `run --engine npu`, `verify` and `inspect` print (graph::placement_text).
+inline std::string placement_text(const PlacementRecord& r) {
+    std::string s = "placement: " + std::to_string(r.nodes - r.host.size()) + " of " + std::to_string(r.nodes) +
+                    " nodes on the NPU\n";
+    for (const HostNode& h : r.host)
+        s += "  host node " + std::to_string(h.index) + " (" + h.op_type + (h.node.empty() ? "" : " " + h.node) +
+             "): " + h.why + " [" + h.rule + "]" + (h.quantized ? " (quantized)" : "") + "\n";
+    return s;
+}
 
 /// Deterministic text for `janusc inspect`: header, sections, regions and memory map, I/O, code size, debug map,
 /// extra sections. Reads `file` without the toolchain check and states whether the toolchain matches.
@@ -1490,6 +1595,7 @@ inline Result<std::string> inspect(std::span<const std::uint8_t> file, std::stri
                  ", outputs from " + dec(g.first_output) + ", after " + dec(g.nodes_before) + " host nodes\n";
         }
     }
+    t += p.placement ? placement_text(*p.placement) : "placement: not recorded (format version 1)\n";
     t += "extra sections (" + dec(p.extra.size()) + "):\n";
     for (const ExtraSection& x : p.extra) t += "  kind " + dec(x.kind) + ": " + dec(x.bytes.size()) + " bytes\n";
     return t;
