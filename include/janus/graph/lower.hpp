@@ -140,9 +140,23 @@ inline bool same_layout(const Placement& a, const Placement& b) {
            a.columns == b.columns;
 }
 
+class NodeLowering;
+
+/// One op's NPU lowering: the registry entry lower_graph finds by the node's op name (Lowerings: the caller's own
+/// entries, LowerOptions::lowerings, before the built-in ones). `lower` places the node's output and emits its
+/// kernel through NodeLowering, or returns the refusal that puts the node on the host (host fallback).
+struct OpLowering {
+    std::string_view op;
+    Status (*lower)(NodeLowering&) = nullptr;
+    /// Its kernel can compute a unary activation that only it reads (NodeLowering::clamp, lut): Conv, MatMul, Gemm.
+    bool fuses_activation = false;
+};
+
 struct LowerOptions {
     bool keep_intermediates = false;  ///< no scratch reuse: every value keeps its bytes until the end
     bool kernel_barriers = true;      ///< false only for the negative control of tests/graph/lower.cpp
+    /// A compiler's own op lowerings (examples/custom_op), found before the built-in ones; they must outlive the call.
+    std::span<const OpLowering> lowerings = {};
 };
 
 struct LoweredNode {
@@ -471,14 +485,6 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
     return make_error(what, "", "lower-op", n.op + " is not an array op");
 }
 
-/// Ops lower_array_op takes.
-inline bool array_op(std::string_view op) {
-    for (std::string_view o : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "Resize", "Transpose", "Slice",
-                               "Pad", "Concat", "Expand", "Reshape", "Flatten", "Squeeze", "Unsqueeze"})
-        if (o == op) return true;
-    return false;
-}
-
 template <class T>
 std::vector<T> const_data(const Value& v) {
     return v.data->to_vector<T>();
@@ -494,6 +500,166 @@ inline Result<std::vector<std::int32_t>> conv_bias(const Graph& g, const Node& n
 }
 
 }  // namespace lower_detail
+
+namespace lower_detail {
+
+/// What a producer's kernel computes for the unary activation fused into it (seeds B10, B11).
+struct Fusion {
+    std::size_t act = 0;                ///< the activation node
+    emit::Clamp clamp;                  ///< a clamp of the codes, in the requantization
+    std::optional<expr::Table256> lut;  ///< or a LUT on each output tile
+};
+
+/// The DRAM plan of one lowering attempt while its nodes are emitted: placements, the scratch arena and the buffers'
+/// lifetimes (views share their source's buffer: `root`).
+struct AttemptState {
+    const Graph& g;
+    const LowerOptions& opt;
+    LoweredGraph& L;
+    emit::Builder& b;
+    std::vector<ValueId> root;                   ///< per value: the value owning its buffer
+    std::vector<std::int64_t> last_read;         ///< per value: its last NPU reader
+    std::vector<std::int64_t> buffer_last;       ///< per root: the last NPU reader of any alias
+    std::vector<bool> read_by_host;              ///< per value: the host reads it after a segment
+    std::vector<bool> keep_buffer;               ///< per root: the host reads an alias after the run
+    std::vector<std::optional<Fusion>> fusion;   ///< per producer node: the activation its kernel computes
+    Arena scratch;
+    std::int64_t out_at = 0;                     ///< the output region's end
+
+    Placement place_output(std::size_t k, const Placement& form) {
+        const ValueId o = g.nodes[k].outputs[0];
+        Placement p = form;
+        if (read_by_host[static_cast<std::size_t>(o)]) {
+            p.region = 3, p.offset = static_cast<std::uint32_t>(out_at);
+            out_at += emit::round16(p.bytes());
+            L.segment_outputs.push_back(o);
+        } else {
+            p.region = 1, p.offset = scratch.allocate(p.bytes());
+        }
+        L.placement[static_cast<std::size_t>(o)] = p;
+        L.log.push_back("value  " + g.value(o).name + ": " + p.str());
+        return p;
+    }
+    /// A producer with a fused activation writes the activation's output: its value shares that buffer.
+    Placement place_result(std::size_t k, const Placement& form) {
+        if (!fusion[k]) return place_output(k, form);
+        const std::size_t j = fusion[k]->act;
+        const Placement p = place_output(j, form);
+        const ValueId o = g.nodes[k].outputs[0];
+        L.placement[static_cast<std::size_t>(o)] = p;
+        root[static_cast<std::size_t>(o)] = g.nodes[j].outputs[0];
+        return p;
+    }
+    /// Node k's output is a view (no code) of its data input `x`'s bytes, laid out as `p`.
+    void view(std::size_t k, ValueId x, const Placement& p) {
+        const ValueId o = g.nodes[k].outputs[0];
+        L.placement[static_cast<std::size_t>(o)] = p;
+        const ValueId r = root[static_cast<std::size_t>(x)];
+        root[static_cast<std::size_t>(o)] = r;
+        buffer_last[static_cast<std::size_t>(r)] =
+            std::max(buffer_last[static_cast<std::size_t>(r)], last_read[static_cast<std::size_t>(o)]);
+        if (read_by_host[static_cast<std::size_t>(o)]) {
+            keep_buffer[static_cast<std::size_t>(r)] = true;
+            L.segment_outputs.push_back(o);
+        }
+    }
+    /// Free the scratch buffers whose last NPU reader is node k.
+    void release_dead(std::size_t k) {
+        if (opt.keep_intermediates) return;
+        for (ValueId x : g.nodes[k].inputs) {
+            if (x == no_value) continue;
+            const ValueId r = root[static_cast<std::size_t>(x)];
+            auto& p = L.placement[static_cast<std::size_t>(r)];
+            if (p && p->region == 1 && !keep_buffer[static_cast<std::size_t>(r)] &&
+                buffer_last[static_cast<std::size_t>(r)] == static_cast<std::int64_t>(k)) {
+                scratch.release(p->offset);
+                buffer_last[static_cast<std::size_t>(r)] = -2;  // released once
+            }
+        }
+    }
+};
+
+}  // namespace lower_detail
+
+/// A node being lowered, as its op's lowering (OpLowering) sees it: the node, its operands and output form, the
+/// builder, and the attempt's DRAM plan. A lowering reads its operands' placements (input, operand), places its
+/// output (place_output, or place_result when its kernel computes a fused activation: clamp, lut), emits its kernel
+/// through builder(), and returns ok or the refusal that sends the node to the host. Errors it makes itself name
+/// what() as their input, so a refusal names the node.
+class NodeLowering {
+public:
+    NodeLowering(lower_detail::AttemptState& s, std::size_t k, std::string what, Placement form)
+        : s_(s), k_(k), what_(std::move(what)), form_(std::move(form)) {
+        for (ValueId x : node().inputs)
+            if (x != no_value) {
+                types_.push_back(s_.g.value(x).type);
+                if (s_.g.value(x).kind != ValueKind::constant) ins_.push_back(x);
+            }
+    }
+    const Graph& graph() const { return s_.g; }
+    const Node& node() const { return s_.g.nodes[k_]; }
+    std::size_t index() const { return k_; }
+    /// "graph G: node K (Op origin)": the input of the errors a lowering makes.
+    const std::string& what() const { return what_; }
+    emit::Builder& builder() { return s_.b; }
+    const Value& output() const { return s_.g.value(node().outputs[0]); }
+    /// The output's placement form (shape_form: image, matrix or stack); place_output gives it a region and offset.
+    const Placement& form() const { return form_; }
+    /// The node's data (non-constant) inputs, in order; each has a placement (input).
+    const std::vector<ValueId>& data_inputs() const { return ins_; }
+    /// The types of every present input, constants included, in order.
+    const std::vector<ops::TensorType>& types() const { return types_; }
+    /// Where data input i is.
+    Placement input(std::size_t i) const { return *s_.L.placement[static_cast<std::size_t>(ins_[i])]; }
+    /// Input i of types(): a value the NPU holds, or an int8 constant laid out like an activation of its shape
+    /// (NHWC image or padded matrix) in the weights region, materialized once per constant.
+    Result<Placement> operand(std::size_t i) {
+        std::size_t seen = 0;
+        ValueId x = no_value;
+        for (ValueId v : node().inputs)
+            if (v != no_value && seen++ == i) x = v;
+        auto& p = s_.L.placement[static_cast<std::size_t>(x)];
+        if (p) return *p;
+        const Value& v = s_.g.value(x);
+        if (v.kind != ValueKind::constant || !lower_detail::int8_value(v))
+            return make_error(what_, v.name, "lower-operand", "the operand is neither on the NPU nor an int8 constant");
+        JANUS_TRY(Placement q, lower_detail::shape_form(v, what_));
+        std::vector<std::uint8_t> bytes(static_cast<std::size_t>(q.bytes()), 0);
+        const auto data = lower_detail::const_data<std::int8_t>(v);
+        for (std::size_t e = 0; e < data.size(); ++e)
+            bytes[static_cast<std::size_t>(q.byte_of(static_cast<std::int64_t>(e)))] = static_cast<std::uint8_t>(data[e]);
+        q.region = 0, q.offset = s_.b.constant(bytes);
+        p = q;
+        s_.L.log.push_back("const  " + v.name + ": " + q.str());
+        return q;
+    }
+    /// Place the output: the output region when the host reads it, else a scratch buffer.
+    Placement place_output(const Placement& form) { return s_.place_output(k_, form); }
+    /// place_output, or, when an activation is fused into this node's kernel, the activation's output.
+    Placement place_result(const Placement& form) { return s_.place_result(k_, form); }
+    /// The output is a view of data input 0's bytes laid out as `p`: no code, no buffer of its own.
+    void view_of_input(const Placement& p) { s_.view(k_, ins_[0], p); }
+    /// A scratch buffer for this kernel only (release it before returning).
+    std::uint32_t scratch(std::int64_t bytes) { return s_.scratch.allocate(bytes); }
+    void release_scratch(std::uint32_t at) { s_.scratch.release(at); }
+    /// What the kernel applies for a fused activation: a clamp of the codes (the full range when none) ...
+    emit::Clamp clamp() const { return s_.fusion[k_] ? s_.fusion[k_]->clamp : emit::Clamp{}; }
+    /// ... or a table on each output tile.
+    std::optional<expr::Table256> lut() const { return s_.fusion[k_] ? s_.fusion[k_]->lut : std::nullopt; }
+    /// One line of the lowering log: "node   node K (Op origin): how".
+    void log(const std::string& how) { s_.L.log.push_back("node   " + lower_detail::node_what(s_.g, k_) + ": " + how); }
+    void note(std::string line) { s_.L.log.push_back(std::move(line)); }
+    /// An emitter's or a plan's status with the node named.
+    Status named(const Status& s) const { return s.ok() ? s : Status(s.error().within(what_, "")); }
+
+private:
+    lower_detail::AttemptState& s_;
+    std::size_t k_;
+    std::string what_;
+    Placement form_;
+    std::vector<ValueId> ins_;
+    std::vector<ops::TensorType> types_;
+};
 
 // Compile time: lower_graph instantiates every emitter (about a minute of g++ -O2 per translation unit). As with the
 // registry's dispatch (ops/registry.hpp), a program with several TUs may compile it once: define
@@ -512,6 +678,488 @@ Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {});
 #else
 namespace lower_detail {
 
+/// Conv (grouped; depthwise on VEC) and ConvInteger (its int32 sums stored from ACC).
+inline Status lower_conv_node(NodeLowering& nl) {
+    const Graph& g = nl.graph();
+    const Node& n = nl.node();
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ValueId>& ins = nl.data_inputs();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    // ConvInteger: the same kernel storing its int32 sums from ACC (ConvOptions::int32_output)
+    const bool integer = n.op == "ConvInteger";
+    JANUS_TRY(auto a, attrs_of<ops::Conv::Attrs>(n.attrs, ops::Conv::schema, what));
+    if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1)
+        return make_error(what, "", "lower-conv-weights", "the weights must be a constant");
+    const Value& wv = g.value(n.inputs[1]);
+    if (nl.input(0).form != Placement::Form::image || wv.type.shape.size() != 4)
+        return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
+    JANUS_TRY(auto geo, integer ? ops::ConvInteger::geometry(types, a) : ops::Conv::geometry(types, a));
+    const auto& win = geo.conv.window;
+    const emit::ConvWindow cw{wv.type.shape[2],
+                              wv.type.shape[3],
+                              win.strides[0],
+                              win.strides[1],
+                              win.dilations[0],
+                              win.dilations[1],
+                              {win.pads_begin[0], win.pads_begin[1], win.pads_end[0], win.pads_end[1]},
+                              geo.conv.groups};
+    const std::int64_t co = wv.type.shape[0];
+    JANUS_TRY(auto plan, integer ? ops::ConvInteger::zero_points(types, a)
+                                 : ops::plan_conv_quant(types[0], types[1], out.type, co, false, what));
+    JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
+    const auto w = const_data<std::int8_t>(wv);
+    const Placement x = nl.input(0);
+    const Placement y = nl.place_result(form);
+    // the depthwise kernel requantizes on VEC (vec.mac): an int32 output takes lower_conv's block diagonal
+    const bool depthwise = !integer && cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
+    nl.log((depthwise ? "lower_depthwise" : "lower_conv"));
+    const emit::Clamp clamp = nl.clamp();
+    st = depthwise
+             ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp, nl.lut())
+             : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp, nl.lut(), integer});
+    return nl.named(st);
+}
+
+/// ConvTranspose: its input zero-stuffed into a scratch image that lives for this kernel only.
+inline Status lower_conv_transpose_node(NodeLowering& nl) {
+    const Graph& g = nl.graph();
+    const Node& n = nl.node();
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ValueId>& ins = nl.data_inputs();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    // the input zero-stuffed into a DRAM scratch image, then a Conv (emit/conv.hpp lower_conv_transpose)
+    JANUS_TRY(auto a, attrs_of<ops::ConvTranspose::Attrs>(n.attrs, ops::ConvTranspose::schema, what));
+    if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1)
+        return make_error(what, "", "lower-conv-weights", "the weights must be a constant");
+    const Value& wv = g.value(n.inputs[1]);
+    if (nl.input(0).form != Placement::Form::image || form.form != Placement::Form::image ||
+        wv.type.shape.size() != 4)
+        return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
+    JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, out.type.shape[1], true, what));
+    JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
+    const Placement x = nl.input(0);
+    const Placement y = nl.place_output(form);
+    JANUS_TRY(emit::DramImage stuffed, emit::conv_transpose_scratch(types[0], types[1], a, 1, 0));
+    // the stuffed image lives for this kernel only: the barrier before the next kernel ends its last read
+    stuffed.offset = nl.scratch(stuffed.h * stuffed.w * stuffed.cpitch);
+    nl.log("lower_conv_transpose (stuffed input: scratch @" +
+                    std::to_string(stuffed.offset) + ", " + std::to_string(stuffed.h) + "x" +
+                    std::to_string(stuffed.w) + ")");
+    st = emit::lower_conv_transpose(b, plan, types[0], *wv.data, a, bias, x.image(), stuffed, y.image());
+    nl.release_scratch(stuffed.offset);
+    return nl.named(st);
+}
+
+/// MatMul with the constant weight on the left (seed B12).
+inline Status lower_matmul_left(NodeLowering& nl) {
+    const Graph& g = nl.graph();
+    const Node& n = nl.node();
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    // seed B12: the weight on the left, Y = W X, lowered as it stands (emit::lower_matmul_left: the rows carry
+    // the scales), not rewritten into a transposed product whose names and quantization axis would move
+    const Value& wv = g.value(n.inputs[0]);
+    if (form.form == Placement::Form::stack || wv.type.shape.size() != 2)
+        return make_error(what, "", "lower-matmul-batch",
+                          "a batched MatMul (rank 3) lowers with the constant weight on the right only; the "
+                          "weight " +
+                              wv.name + " " + wv.type.shape.str() + " is on the left");
+    if (nl.input(0).form != Placement::Form::matrix || !nl.input(0).columns.empty())
+        return make_error(what, "", "lower-layout", "the activation on the right must be a matrix [K, N]");
+    JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
+    const Placement x = nl.input(0);
+    const Placement y = nl.place_result(form);
+    nl.log("lower_matmul_left M=" + std::to_string(wv.type.shape[0]) +
+                    " K=" + std::to_string(wv.type.shape[1]));
+    st = emit::lower_matmul_left(b, plan, const_data<std::int8_t>(wv), wv.type.shape[0], wv.type.shape[1],
+                                 x.matrix(), y.matrix(), {0, 0, nl.clamp(), nl.lut()});
+    return nl.named(st);
+}
+
+/// MatMul with a rank-3 product: one lower_matmul kernel over the batch.
+inline Status lower_matmul_batch(NodeLowering& nl) {
+    const Graph& g = nl.graph();
+    const Node& n = nl.node();
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ValueId>& ins = nl.data_inputs();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    // A batched MatMul (a rank-3 product, numpy broadcasting over the batch): activations [B, M, K] (a
+    // stack) or [M, K] (a matrix, broadcast) times a constant weight [B, K, N] (one block per product)
+    // or [K, N] (shared), as ONE lower_matmul kernel with per-product base offsets (MatmulOptions::batch)
+    const Value& wv = g.value(n.inputs[1]);
+    const Placement x = nl.input(0);
+    const Shape& ws = wv.type.shape;
+    if ((x.form != Placement::Form::stack && x.form != Placement::Form::matrix) || !x.columns.empty() ||
+        ws.size() < 2 || ws.size() > 3)
+        return make_error(what, "", "lower-matmul-batch",
+                          "a batched MatMul lowers as [B, M, K] or [M, K] activations times a constant "
+                          "[B, K, N] or [K, N] weight; here " +
+                              g.value(ins[0]).type.shape.str() + " x " + ws.str());
+    JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
+    const std::int64_t K = ws[ws.size() - 2], N = ws[ws.size() - 1];
+    const Placement y = nl.place_result(form);
+    emit::MatmulOptions mo{0, 0, nl.clamp(), nl.lut()};
+    mo.batch = {form.batch, x.form == Placement::Form::stack && x.batch > 1 ? x.matrix_bytes() : 0,
+                y.matrix_bytes()};
+    nl.log("lower_matmul, a batch of " + std::to_string(form.batch) +
+                    " K=" + std::to_string(K) + " N=" + std::to_string(N) +
+                    (mo.batch.a_stride == 0 ? " (A broadcast)" : "") +
+                    (ws.size() == 2 || ws[0] == 1 ? " (B shared)" : ""));
+    st = emit::lower_matmul(b, plan, x.matrix(), const_data<std::int8_t>(wv), K, N, y.matrix(), mo);
+    return nl.named(st);
+}
+
+/// Gemm, MatMul and MatMulInteger with the constant weight on the right.
+inline Status lower_matmul_right(NodeLowering& nl) {
+    const Graph& g = nl.graph();
+    const Node& n = nl.node();
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ValueId>& ins = nl.data_inputs();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    // MatMulInteger: the same kernel storing its int32 sums from ACC (MatmulOptions::int32_output)
+    const bool integer = n.op == "MatMulInteger";
+    if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
+        ins[0] != n.inputs[0])
+        return make_error(what, "", "lower-matmul-operands",
+                          "an activation times a constant weight on the right lowers; two activations, or "
+                          "the weight on the left, are not lowered yet");
+    const Value& wv = g.value(n.inputs[1]);
+    if (nl.input(0).form != Placement::Form::matrix)
+        return make_error(what, "", "lower-layout", "the activation must be a matrix [M, K]");
+    if (wv.type.shape.size() != 2)
+        return make_error(what, "", "lower-layout",
+                          "the weight must be a matrix [K, N] (or, for a batched MatMul, [B, K, N]); " +
+                              wv.name + " is " + wv.type.shape.str());
+    std::vector<std::int8_t> w = const_data<std::int8_t>(wv);
+    std::int64_t K = wv.type.shape[0], N = wv.type.shape[1];
+    Result<ops::MatMulQuantPlan> plan = make_error(what, "", "lower-matmul", "no plan");
+    std::vector<std::int32_t> bias;
+    if (n.op == "Gemm") {
+        JANUS_TRY(auto a, attrs_of<ops::Gemm::Attrs>(n.attrs, ops::Gemm::schema, what));
+        if (a.transA) return make_error(what, "transA", "lower-matmul-trans", "transA is not lowered yet");
+        if (a.transB) {  // the emitter takes B as [K, N]: transpose the constant
+            std::swap(K, N);
+            std::vector<std::int8_t> t(w.size());
+            for (std::int64_t r = 0; r < K; ++r)
+                for (std::int64_t c = 0; c < N; ++c)
+                    t[static_cast<std::size_t>(r * N + c)] = w[static_cast<std::size_t>(c * K + r)];
+            w = std::move(t);
+        }
+        plan = ops::Gemm::plan(types, a, out.type);
+        if (plan.ok() && plan->add_c) {
+            const Value& cv = g.value(n.inputs[2]);
+            if (cv.kind != ValueKind::constant || cv.type.dtype != DType::i32 || cv.type.shape.size() != 1 ||
+                cv.type.shape[0] != N || a.beta != a.alpha)
+                return make_error(what, "C", "lower-matmul-bias",
+                                  "C lowers as a constant int32 [N] bias with beta == alpha");
+            bias = const_data<std::int32_t>(cv);
+        }
+    } else if (integer) {
+        plan = ops::MatMulInteger::zero_points(types);
+    } else {
+        plan = ops::MatMul::plan(types, out.type);
+    }
+    if (!plan.ok()) return nl.named(plan.error());
+    const Placement x = nl.input(0);
+    if (!x.columns.empty()) {  // the activation's columns are NHWC bytes: move the weight rows with them
+        const std::int64_t kp = x.physical_columns();
+        std::vector<std::int8_t> t(static_cast<std::size_t>(kp * N), 0);
+        for (std::int64_t r = 0; r < K; ++r)
+            std::copy_n(&w[static_cast<std::size_t>(r * N)], N,
+                        &t[static_cast<std::size_t>(x.columns[static_cast<std::size_t>(r)] * N)]);
+        w = std::move(t);
+        K = kp;
+    }
+    const Placement y = nl.place_result(form);
+    nl.log("lower_matmul K=" + std::to_string(K) +
+                    " N=" + std::to_string(N));
+    st = emit::lower_matmul(b, *plan, x.matrix(), w, K, N, y.matrix(), {0, 0, nl.clamp(), nl.lut(), integer},
+                            bias);
+    return nl.named(st);
+}
+
+/// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on images.
+inline Status lower_pool_node(NodeLowering& nl) {
+    const Node& n = nl.node();
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    if (nl.input(0).form != Placement::Form::image)
+        return make_error(what, "", "lower-layout", "pooling lowers on [1, C, H, W] images");
+    const Placement x = nl.input(0);
+    Result<ops::PoolPlan> plan = make_error(what, "", "lower-pool", "no plan");
+    if (n.op == "MaxPool") {
+        JANUS_TRY(auto a, attrs_of<ops::MaxPool::Attrs>(n.attrs, ops::MaxPool::schema, what));
+        plan = ops::MaxPool::plan(types[0], a, out.type);
+    } else if (n.op == "AveragePool") {
+        JANUS_TRY(auto a, attrs_of<ops::AveragePool::Attrs>(n.attrs, ops::AveragePool::schema, what));
+        plan = ops::AveragePool::plan(types[0], a, out.type);
+    } else if (n.op == "GlobalAveragePool") {
+        plan = ops::GlobalAveragePool::plan(types[0], {}, out.type);
+    } else {
+        plan = ops::GlobalMaxPool::plan(types[0], {}, out.type);
+    }
+    if (!plan.ok()) return nl.named(plan.error());
+    const Placement y = nl.place_output(form);
+    nl.log("lower_" + n.op);
+    if (n.op == "MaxPool")
+        st = emit::lower_max_pool(b, *plan, x.image(), y.image());
+    else if (n.op == "AveragePool")
+        st = emit::lower_average_pool(b, *plan, x.image(), y.image());
+    else if (n.op == "GlobalAveragePool")
+        st = emit::lower_global_average_pool(b, *plan, x.image(), y.image());
+    else
+        st = emit::lower_global_max_pool(b, *plan, x.image(), y.image());
+    return nl.named(st);
+}
+
+/// Add, Sub, Mul, Min, Max: operands of the output's layout, or one a [1, C, 1, 1] broadcast over the pixels.
+inline Status lower_binary_node(NodeLowering& nl) {
+    const Node& n = nl.node();
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    // Each operand has the output's layout, or is a [1, C, 1, 1] image broadcast over the output's pixels
+    // (its one pixel, `pitch` bytes, repeated: a stride-0 row, seed A7).
+    const auto operand = [&](std::size_t i) -> std::optional<emit::DramTensor> {
+        const auto xp = nl.operand(i);
+        if (!xp.ok()) return std::nullopt;
+        const Placement& x = *xp;
+        if (same_layout(x, form)) return x.flat();
+        if (x.form == Placement::Form::image && form.form == Placement::Form::image && x.h == 1 && x.w == 1 &&
+            x.c == form.c && x.pitch == form.pitch)
+            return emit::DramTensor{x.region, x.offset, x.pitch, 0};
+        return std::nullopt;
+    };
+    if (types.size() != 2 || n.inputs.size() != 2 || !operand(0) || !operand(1))
+        return make_error(what, "", "lower-broadcast",
+                          "elementwise ops lower on two operands (activations or int8 constants) of the "
+                          "output's layout, or one of them a [1, C, 1, 1] broadcast over the pixels; other "
+                          "broadcasts (a scalar, a row) are not lowered yet");
+    const auto& qa = *types[0].quant;
+    const auto& qb = *types[1].quant;
+    const auto& qy = *out.type.quant;
+    const emit::DramTensor x = *operand(0), z = *operand(1);
+    const Placement y = nl.place_output(form);
+    nl.log("lower_binary");
+    const auto run = [&]<expr::BinOp Kind>() -> Status {
+        JANUS_TRY(auto plan, ops::plan_binary_quant<Kind>(qa, qb, qy, what));
+        return emit::lower_binary<Kind>(b, plan, x, z, y.flat());
+    };
+    st = n.op == "Add"   ? run.template operator()<expr::BinOp::add>()
+         : n.op == "Sub" ? run.template operator()<expr::BinOp::sub>()
+         : n.op == "Mul" ? run.template operator()<expr::BinOp::mul>()
+         : n.op == "Min" ? run.template operator()<expr::BinOp::min>()
+                         : run.template operator()<expr::BinOp::max>();
+    return nl.named(st);
+}
+
+/// Requantize int8 -> int8.
+inline Status lower_requantize_node(NodeLowering& nl) {
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ValueId>& ins = nl.data_inputs();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    if (ins.size() != 1 || !types[0].quant || !out.type.quant)
+        return make_error(what, "", "lower-op", "Requantize lowers from a quantized int8 tensor to another");
+    // int8 -> int8 (an int8 output is an NPU candidate): the copy kernel's own map as a LUT (emit/movement.hpp)
+    JANUS_TRY(const auto qin, emit::move_detail::per_tensor(*types[0].quant, what, "requantize"));
+    JANUS_TRY(const auto qout, emit::move_detail::per_tensor(*out.type.quant, what, "requantize"));
+    JANUS_TRY(const auto lut, emit::move_detail::requant_table(qin, qout, what));
+    expr::Table256 table;
+    for (std::size_t j = 0; j < 256; ++j) table.values[j] = static_cast<std::int8_t>(lut[j]);
+    const Placement x = nl.input(0);
+    const Placement y = nl.place_output(form);
+    nl.log("lower_lut (the requantization's table)");
+    st = emit::lower_lut(b, table, x.flat(), y.flat());
+    return nl.named(st);
+}
+
+/// Data movement, reductions and Resize on the operands' physical arrays (lower_array_op).
+inline Status lower_array_node(NodeLowering& nl) {
+    const Node& n = nl.node();
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    std::vector<PhysicalArray> xs;
+    for (std::size_t i = 0; i < types.size(); ++i) {
+        JANUS_TRY(const Placement xp, nl.operand(i));
+        JANUS_TRY(PhysicalArray a, physical(xp, types[i], what));
+        xs.push_back(std::move(a));
+    }
+    const Placement y = nl.place_output(form);
+    JANUS_TRY(const PhysicalArray ya, physical(y, out.type, what));
+    std::string how;
+    st = lower_array_op(b, n, xs, ya, what, how);
+    if (st.ok()) nl.log(how);
+    return nl.named(st);
+}
+
+/// A unary elementwise op (Relu, Sigmoid, Clip, ...): its 256-entry table on the LUT unit.
+inline Status lower_unary_node(NodeLowering& nl) {
+    const Node& n = nl.node();
+    const std::string& what = nl.what();
+    const Value& out = nl.output();
+    const std::vector<ValueId>& ins = nl.data_inputs();
+    const std::vector<ops::TensorType>& types = nl.types();
+    const Placement& form = nl.form();
+    emit::Builder& b = nl.builder();
+    Status st = ok_status();
+    std::shared_ptr<const expr::Table256> table;
+    if (ins.size() == 1 && types[0].quant && out.type.quant) {
+        JANUS_TRY(table, unary_table(n, *types[0].quant, *out.type.quant, what));
+    }
+    if (!table)
+        return make_error(what, "", "lower-op",
+                          n.op +
+                              " on int8 is not lowered by janusc yet (see docs/emit_support.md for the "
+                              "emitters)");
+    const Placement x = nl.input(0);
+    const Placement y = nl.place_output(form);
+    nl.log("lower_lut");
+    st = emit::lower_lut(b, *table, x.flat(), y.flat());
+    return nl.named(st);
+}
+
+/// Flatten and Reshape: [1, C, H, W] -> [1, C*H*W] is a view of the NHWC bytes (no code; a MatMul reading it
+/// permutes its constant weight rows to match, seed B3); any other reshape moves data (lower_array_node).
+inline Status lower_reshape_node(NodeLowering& nl) {
+    const Graph& g = nl.graph();
+    const Placement& form = nl.form();
+    const std::vector<ValueId>& ins = nl.data_inputs();
+    const Value& out = nl.output();
+    if (ins.size() != 1 || nl.input(0).form != Placement::Form::image || form.form != Placement::Form::matrix ||
+        form.h != 1 || form.c != nl.input(0).c * nl.input(0).h * nl.input(0).w ||
+        out.type.quant != g.value(ins[0]).type.quant)
+        return lower_array_node(nl);
+    // [1, C, H, W] -> [1, C*H*W]: a view of the NHWC bytes. A 1x1 image is the row itself; otherwise the
+    // logical column c*H*W + pixel is byte pixel*pitch + c, and a MatMul reading it permutes its constant
+    // weight rows to match (layout assignment without data movement, seed B3).
+    const Placement x = nl.input(0);
+    Placement p = x;
+    p.form = Placement::Form::matrix, p.h = 1, p.w = 1, p.c = form.c;
+    if (x.h * x.w > 1) {
+        p.pitch = x.h * x.w * x.pitch;
+        p.columns.resize(static_cast<std::size_t>(form.c));
+        for (std::int64_t j = 0; j < form.c; ++j)
+            p.columns[static_cast<std::size_t>(j)] = (j % (x.h * x.w)) * x.pitch + j / (x.h * x.w);
+    }
+    nl.view_of_input(p);
+    nl.note("value  " + out.name + ": a view of " + g.value(ins[0]).name +
+            (p.columns.empty() ? " (no code)" : " (no code; columns are NHWC bytes)"));
+    return ok_status();
+}
+
+/// MatMul: the constant weight on the left, a batched (rank-3) product, or the weight on the right.
+inline Status lower_matmul_node(NodeLowering& nl) {
+    const Graph& g = nl.graph();
+    const Node& n = nl.node();
+    const std::vector<ValueId>& ins = nl.data_inputs();
+    const bool one_activation = n.inputs.size() == 2 && ins.size() == 1;
+    if (one_activation && g.value(n.inputs[0]).kind == ValueKind::constant && ins[0] == n.inputs[1])
+        return lower_matmul_left(nl);
+    if (one_activation && nl.form().form == Placement::Form::stack &&
+        g.value(n.inputs[1]).kind == ValueKind::constant && ins[0] == n.inputs[0])
+        return lower_matmul_batch(nl);
+    return lower_matmul_right(nl);
+}
+
+/// The built-in lowerings, one entry per op type; the unary elementwise ops of the op registry all share
+/// lower_unary_node, so a new unary op reaches the NPU with no entry of its own.
+inline const std::vector<OpLowering>& builtin_lowerings() {
+    static const std::vector<OpLowering> table = [] {
+        std::vector<OpLowering> t = {
+            // op                 lowering                      fuses an activation
+            {"Conv",              &lower_conv_node,             true},
+            {"ConvInteger",       &lower_conv_node,             false},
+            {"ConvTranspose",     &lower_conv_transpose_node,   false},
+            {"MatMul",            &lower_matmul_node,           true},
+            {"Gemm",              &lower_matmul_right,          true},
+            {"MatMulInteger",     &lower_matmul_right,          false},
+            {"MaxPool",           &lower_pool_node,             false},
+            {"AveragePool",       &lower_pool_node,             false},
+            {"GlobalAveragePool", &lower_pool_node,             false},
+            {"GlobalMaxPool",     &lower_pool_node,             false},
+            {"Add",               &lower_binary_node,           false},
+            {"Sub",               &lower_binary_node,           false},
+            {"Mul",               &lower_binary_node,           false},
+            {"Min",               &lower_binary_node,           false},
+            {"Max",               &lower_binary_node,           false},
+            {"Requantize",        &lower_requantize_node,       false},
+            {"Flatten",           &lower_reshape_node,          false},
+            {"Reshape",           &lower_reshape_node,          false},
+            {"Squeeze",           &lower_array_node,            false},
+            {"Unsqueeze",         &lower_array_node,            false},
+            {"Transpose",         &lower_array_node,            false},
+            {"Slice",             &lower_array_node,            false},
+            {"Pad",               &lower_array_node,            false},
+            {"Concat",            &lower_array_node,            false},
+            {"Expand",            &lower_array_node,            false},
+            {"ReduceSum",         &lower_array_node,            false},
+            {"ReduceMean",        &lower_array_node,            false},
+            {"ReduceMax",         &lower_array_node,            false},
+            {"ReduceMin",         &lower_array_node,            false},
+            {"Resize",            &lower_array_node,            false},
+        };
+        ops::for_each_op([&](auto tag) {
+            using O = typename decltype(tag)::type;
+            if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>)
+                t.push_back({O::name.view(), &lower_unary_node, false});
+        });
+        return t;
+    }();
+    return table;
+}
+
+/// The lowering registry of one lower_graph call: the caller's entries (LowerOptions::lowerings) before the
+/// built-in ones, so a compiler built on these headers adds its own ops or replaces a built-in lowering.
+class Lowerings {
+public:
+    explicit Lowerings(std::span<const OpLowering> own) {
+        for (const OpLowering& e : own) by_op_.emplace(e.op, &e);  // the first entry of an op wins
+        for (const OpLowering& e : builtin_lowerings()) by_op_.emplace(e.op, &e);
+    }
+    const OpLowering* find(std::string_view op) const {
+        const auto it = by_op_.find(op);
+        return it == by_op_.end() ? nullptr : it->second;
+    }
+
+private:
+    std::map<std::string_view, const OpLowering*, std::less<>> by_op_;
+};
+
 /// A node the lowering refused in one attempt, with the refusal (the emitter's or the plan's error, node named).
 struct Refusal {
     std::size_t node = 0;
@@ -523,8 +1171,8 @@ struct Refusal {
 /// as if it had run (its output keeps the placement it got, if any; a node reading a value that got none is skipped
 /// and tried in the next attempt), so one attempt finds every refusal that does not depend on the others. The result
 /// is the lowering only when `refused` stays empty.
-inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& opt, const std::vector<bool>& host,
-                                          std::vector<Refusal>& refused) {
+inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& opt, const Lowerings& lowerings,
+                                          const std::vector<bool>& host, std::vector<Refusal>& refused) {
     LoweredGraph L;
     L.placement.resize(g.values.size());
     L.intermediates_kept = opt.keep_intermediates;
@@ -653,17 +1301,13 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
     // The graph keeps both nodes and the quantization between them; the producer's own value is not materialized
     // (LoweredNode::fused) and the activation emits no code. Every refusal is a `fuse` line of the log (seed B11:
     // other readers, a view in between, a dependency boundary).
-    struct Fusion {
-        std::size_t act = 0;
-        emit::Clamp clamp;
-        std::optional<expr::Table256> lut;
-    };
     std::vector<std::optional<Fusion>> fusion(g.nodes.size());  // producer -> what it computes for its activation
     std::vector<std::int64_t> fused_into(g.nodes.size(), -1);   // activation -> its producer
     const auto unary_reader = [&](std::size_t r) { return ops::is_unary_elementwise(g.nodes[r].op); };
     for (std::size_t k = *first; k <= *last; ++k) {
         const Node& n = g.nodes[k];
-        if (!on_npu[k] || (n.op != "Conv" && n.op != "MatMul" && n.op != "Gemm")) continue;
+        const OpLowering* producer = lowerings.find(n.op);
+        if (!on_npu[k] || !producer || !producer->fuses_activation) continue;
         const ValueId o = n.outputs[0];
         const auto readers = g.consumers(o);
         const std::string pwhat = node_what(g, k);
@@ -712,51 +1356,9 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         fused_into[j] = static_cast<std::int64_t>(k);
     }
 
-    // ---- emit node by node
-    Arena scratch;
-    std::vector<std::int64_t> buffer_last(g.values.size(), -1);  ///< per root: the last NPU reader of any alias
-    std::vector<bool> keep_buffer(g.values.size(), false);       ///< per root: the host reads an alias after the run
-    for (std::size_t i = 0; i < g.values.size(); ++i) buffer_last[i] = last_read[i];
-    const auto place_output = [&](std::size_t k, const Placement& form) -> Placement {
-        const ValueId o = g.nodes[k].outputs[0];
-        Placement p = form;
-        if (read_by_host[static_cast<std::size_t>(o)]) {
-            p.region = 3, p.offset = static_cast<std::uint32_t>(out_at);
-            out_at += emit::round16(p.bytes());
-            L.segment_outputs.push_back(o);
-        } else {
-            p.region = 1, p.offset = scratch.allocate(p.bytes());
-        }
-        L.placement[static_cast<std::size_t>(o)] = p;
-        L.log.push_back("value  " + g.value(o).name + ": " + p.str());
-        return p;
-    };
-    // What a producer's kernel applies for its fused activation (none: the full int8 range, no table).
-    const auto clamp_of = [&](std::size_t k) { return fusion[k] ? fusion[k]->clamp : emit::Clamp{}; };
-    const auto lut_of = [&](std::size_t k) { return fusion[k] ? fusion[k]->lut : std::nullopt; };
-    // A producer with a fused activation writes the activation's output: its value shares that buffer.
-    const auto place_result = [&](std::size_t k, const Placement& form) -> Placement {
-        if (!fusion[k]) return place_output(k, form);
-        const std::size_t j = fusion[k]->act;
-        const Placement p = place_output(j, form);
-        const ValueId o = g.nodes[k].outputs[0];
-        L.placement[static_cast<std::size_t>(o)] = p;
-        root[static_cast<std::size_t>(o)] = g.nodes[j].outputs[0];
-        return p;
-    };
-    const auto release_dead = [&](std::size_t k) {
-        if (opt.keep_intermediates) return;
-        for (ValueId x : g.nodes[k].inputs) {
-            if (x == no_value) continue;
-            const ValueId r = root[static_cast<std::size_t>(x)];
-            auto& p = L.placement[static_cast<std::size_t>(r)];
-            if (p && p->region == 1 && !keep_buffer[static_cast<std::size_t>(r)] &&
-                buffer_last[static_cast<std::size_t>(r)] == static_cast<std::int64_t>(k)) {
-                scratch.release(p->offset);
-                buffer_last[static_cast<std::size_t>(r)] = -2;  // released once
-            }
-        }
-    };
+    // ---- emit node by node, each through its op's lowering (the registry: Lowerings)
+    AttemptState S{g, opt, L, b, std::move(root), last_read, last_read, std::move(read_by_host),
+                   std::vector<bool>(g.values.size(), false), std::move(fusion), Arena{}, out_at};
 
     // Kernel barrier (seed C2 across kernels). Every kernel places its own events and returns them to 0, but an
     // event is a FIFO shared by all units: with two kernels in flight, a waiter of the second kernel (say on MAC)
@@ -804,7 +1406,7 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         if (fused_into[k] >= 0) {  // computed by its producer's kernel, into its own placement
             L.log.push_back("node   " + node_what(g, k) + ": fused (no code)");
             L.npu.push_back({k, b.size(), b.size()});
-            release_dead(k);
+            S.release_dead(k);
             continue;
         }
         if (refused_here[k]) continue;  // a value it reads has no NPU form
@@ -819,331 +1421,17 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         if (opt.kernel_barriers && kernel_before) JANUS_CHECK(kernel_barrier());
         kernel_before = false;
         const std::size_t begin = b.size();
-        const Status node_status = [&]() -> Status {
-        const Node& n = g.nodes[k];
         const std::string what = gwhat + ": " + node_what(g, k);
-        const ValueId o = n.outputs[0];
-        const Value& out = g.value(o);
-        const auto ins = data_inputs(g, n);
-        const auto in_place = [&](std::size_t i) { return *L.placement[static_cast<std::size_t>(ins[i])]; };
-        const auto fail = [&](const Status& s) -> Status {  // the emitter's or the plan's error, with the node named
-            if (s.ok()) return s;
-            return s.error().within(what, "");
-        };
-        JANUS_TRY(Placement form, shape_form(out, what));
-        std::vector<ops::TensorType> types;
-        for (ValueId x : n.inputs)
-            if (x != no_value) types.push_back(g.value(x).type);
-        // Operand i of `types`: a value the NPU holds, or an int8 constant laid out like an activation of its shape
-        // (NHWC image or padded matrix) in the weights region, materialized once per constant.
-        const auto operand_place = [&](std::size_t i) -> Result<Placement> {
-            std::size_t seen = 0;
-            ValueId x = no_value;
-            for (ValueId v : n.inputs)
-                if (v != no_value && seen++ == i) x = v;
-            auto& p = L.placement[static_cast<std::size_t>(x)];
-            if (p) return *p;
-            const Value& v = g.value(x);
-            if (v.kind != ValueKind::constant || !int8_value(v))
-                return make_error(what, v.name, "lower-operand",
-                                  "the operand is neither on the NPU nor an int8 constant");
-            JANUS_TRY(Placement q, shape_form(v, what));
-            std::vector<std::uint8_t> bytes(static_cast<std::size_t>(q.bytes()), 0);
-            const auto data = const_data<std::int8_t>(v);
-            for (std::size_t e = 0; e < data.size(); ++e)
-                bytes[static_cast<std::size_t>(q.byte_of(static_cast<std::int64_t>(e)))] =
-                    static_cast<std::uint8_t>(data[e]);
-            q.region = 0, q.offset = b.constant(bytes);
-            p = q;
-            L.log.push_back("const  " + v.name + ": " + q.str());
-            return q;
-        };
-        Status st = ok_status();
-
-        if ((n.op == "Flatten" || n.op == "Reshape") && ins.size() == 1 && in_place(0).form == Placement::Form::image &&
-            form.form == Placement::Form::matrix && form.h == 1 &&
-            form.c == in_place(0).c * in_place(0).h * in_place(0).w && out.type.quant == g.value(ins[0]).type.quant) {
-            // [1, C, H, W] -> [1, C*H*W]: a view of the NHWC bytes. A 1x1 image is the row itself; otherwise the
-            // logical column c*H*W + pixel is byte pixel*pitch + c, and a MatMul reading it permutes its constant
-            // weight rows to match (layout assignment without data movement, seed B3).
-            const Placement x = in_place(0);
-            Placement p = x;
-            p.form = Placement::Form::matrix, p.h = 1, p.w = 1, p.c = form.c;
-            if (x.h * x.w > 1) {
-                p.pitch = x.h * x.w * x.pitch;
-                p.columns.resize(static_cast<std::size_t>(form.c));
-                for (std::int64_t j = 0; j < form.c; ++j)
-                    p.columns[static_cast<std::size_t>(j)] = (j % (x.h * x.w)) * x.pitch + j / (x.h * x.w);
-            }
-            L.placement[static_cast<std::size_t>(o)] = p;
-            const ValueId r = root[static_cast<std::size_t>(ins[0])];
-            root[static_cast<std::size_t>(o)] = r;
-            buffer_last[static_cast<std::size_t>(r)] =
-                std::max(buffer_last[static_cast<std::size_t>(r)], last_read[static_cast<std::size_t>(o)]);
-            if (read_by_host[static_cast<std::size_t>(o)]) {
-                keep_buffer[static_cast<std::size_t>(r)] = true;
-                L.segment_outputs.push_back(o);
-            }
-            L.log.push_back("value  " + out.name + ": a view of " + g.value(ins[0]).name +
-                            (p.columns.empty() ? " (no code)" : " (no code; columns are NHWC bytes)"));
-        } else if (n.op == "Conv" || n.op == "ConvInteger") {
-            // ConvInteger: the same kernel storing its int32 sums from ACC (ConvOptions::int32_output)
-            const bool integer = n.op == "ConvInteger";
-            JANUS_TRY(auto a, attrs_of<ops::Conv::Attrs>(n.attrs, ops::Conv::schema, what));
-            if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1)
-                return make_error(what, "", "lower-conv-weights", "the weights must be a constant");
-            const Value& wv = g.value(n.inputs[1]);
-            if (in_place(0).form != Placement::Form::image || wv.type.shape.size() != 4)
-                return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
-            JANUS_TRY(auto geo, integer ? ops::ConvInteger::geometry(types, a) : ops::Conv::geometry(types, a));
-            const auto& win = geo.conv.window;
-            const emit::ConvWindow cw{wv.type.shape[2],
-                                      wv.type.shape[3],
-                                      win.strides[0],
-                                      win.strides[1],
-                                      win.dilations[0],
-                                      win.dilations[1],
-                                      {win.pads_begin[0], win.pads_begin[1], win.pads_end[0], win.pads_end[1]},
-                                      geo.conv.groups};
-            const std::int64_t co = wv.type.shape[0];
-            JANUS_TRY(auto plan, integer ? ops::ConvInteger::zero_points(types, a)
-                                         : ops::plan_conv_quant(types[0], types[1], out.type, co, false, what));
-            JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
-            const auto w = const_data<std::int8_t>(wv);
-            const Placement x = in_place(0);
-            const Placement y = place_result(k, form);
-            // the depthwise kernel requantizes on VEC (vec.mac): an int32 output takes lower_conv's block diagonal
-            const bool depthwise = !integer && cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
-            L.log.push_back("node   " + node_what(g, k) + ": " + (depthwise ? "lower_depthwise" : "lower_conv"));
-            const emit::Clamp clamp = clamp_of(k);
-            st = depthwise
-                     ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp, lut_of(k))
-                     : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp, lut_of(k), integer});
-        } else if (n.op == "ConvTranspose") {
-            // the input zero-stuffed into a DRAM scratch image, then a Conv (emit/conv.hpp lower_conv_transpose)
-            JANUS_TRY(auto a, attrs_of<ops::ConvTranspose::Attrs>(n.attrs, ops::ConvTranspose::schema, what));
-            if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1)
-                return make_error(what, "", "lower-conv-weights", "the weights must be a constant");
-            const Value& wv = g.value(n.inputs[1]);
-            if (in_place(0).form != Placement::Form::image || form.form != Placement::Form::image ||
-                wv.type.shape.size() != 4)
-                return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
-            JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, out.type.shape[1], true, what));
-            JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
-            const Placement x = in_place(0);
-            const Placement y = place_output(k, form);
-            JANUS_TRY(emit::DramImage stuffed, emit::conv_transpose_scratch(types[0], types[1], a, 1, 0));
-            // the stuffed image lives for this kernel only: the barrier before the next kernel ends its last read
-            stuffed.offset = scratch.allocate(stuffed.h * stuffed.w * stuffed.cpitch);
-            L.log.push_back("node   " + node_what(g, k) + ": lower_conv_transpose (stuffed input: scratch @" +
-                            std::to_string(stuffed.offset) + ", " + std::to_string(stuffed.h) + "x" +
-                            std::to_string(stuffed.w) + ")");
-            st = emit::lower_conv_transpose(b, plan, types[0], *wv.data, a, bias, x.image(), stuffed, y.image());
-            scratch.release(stuffed.offset);
-        } else if (n.op == "MatMul" && n.inputs.size() == 2 && g.value(n.inputs[0]).kind == ValueKind::constant &&
-                   ins.size() == 1 && ins[0] == n.inputs[1]) {
-            // seed B12: the weight on the left, Y = W X, lowered as it stands (emit::lower_matmul_left: the rows carry
-            // the scales), not rewritten into a transposed product whose names and quantization axis would move
-            const Value& wv = g.value(n.inputs[0]);
-            if (form.form == Placement::Form::stack || wv.type.shape.size() != 2)
-                return make_error(what, "", "lower-matmul-batch",
-                                  "a batched MatMul (rank 3) lowers with the constant weight on the right only; the "
-                                  "weight " +
-                                      wv.name + " " + wv.type.shape.str() + " is on the left");
-            if (in_place(0).form != Placement::Form::matrix || !in_place(0).columns.empty())
-                return make_error(what, "", "lower-layout", "the activation on the right must be a matrix [K, N]");
-            JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
-            const Placement x = in_place(0);
-            const Placement y = place_result(k, form);
-            L.log.push_back("node   " + node_what(g, k) + ": lower_matmul_left M=" + std::to_string(wv.type.shape[0]) +
-                            " K=" + std::to_string(wv.type.shape[1]));
-            st = emit::lower_matmul_left(b, plan, const_data<std::int8_t>(wv), wv.type.shape[0], wv.type.shape[1],
-                                         x.matrix(), y.matrix(), {0, 0, clamp_of(k), lut_of(k)});
-        } else if (n.op == "MatMul" && form.form == Placement::Form::stack && n.inputs.size() == 2 &&
-                   g.value(n.inputs[1]).kind == ValueKind::constant && ins.size() == 1 && ins[0] == n.inputs[0]) {
-            // A batched MatMul (a rank-3 product, numpy broadcasting over the batch): activations [B, M, K] (a
-            // stack) or [M, K] (a matrix, broadcast) times a constant weight [B, K, N] (one block per product)
-            // or [K, N] (shared), as ONE lower_matmul kernel with per-product base offsets (MatmulOptions::batch)
-            const Value& wv = g.value(n.inputs[1]);
-            const Placement x = in_place(0);
-            const Shape& ws = wv.type.shape;
-            if ((x.form != Placement::Form::stack && x.form != Placement::Form::matrix) || !x.columns.empty() ||
-                ws.size() < 2 || ws.size() > 3)
-                return make_error(what, "", "lower-matmul-batch",
-                                  "a batched MatMul lowers as [B, M, K] or [M, K] activations times a constant "
-                                  "[B, K, N] or [K, N] weight; here " +
-                                      g.value(ins[0]).type.shape.str() + " x " + ws.str());
-            JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
-            const std::int64_t K = ws[ws.size() - 2], N = ws[ws.size() - 1];
-            const Placement y = place_result(k, form);
-            emit::MatmulOptions mo{0, 0, clamp_of(k), lut_of(k)};
-            mo.batch = {form.batch, x.form == Placement::Form::stack && x.batch > 1 ? x.matrix_bytes() : 0,
-                        y.matrix_bytes()};
-            L.log.push_back("node   " + node_what(g, k) + ": lower_matmul, a batch of " + std::to_string(form.batch) +
-                            " K=" + std::to_string(K) + " N=" + std::to_string(N) +
-                            (mo.batch.a_stride == 0 ? " (A broadcast)" : "") +
-                            (ws.size() == 2 || ws[0] == 1 ? " (B shared)" : ""));
-            st = emit::lower_matmul(b, plan, x.matrix(), const_data<std::int8_t>(wv), K, N, y.matrix(), mo);
-        } else if (n.op == "Gemm" || n.op == "MatMul" || n.op == "MatMulInteger") {
-            // MatMulInteger: the same kernel storing its int32 sums from ACC (MatmulOptions::int32_output)
-            const bool integer = n.op == "MatMulInteger";
-            if (n.inputs.size() < 2 || g.value(n.inputs[1]).kind != ValueKind::constant || ins.size() != 1 ||
-                ins[0] != n.inputs[0])
-                return make_error(what, "", "lower-matmul-operands",
-                                  "an activation times a constant weight on the right lowers; two activations, or "
-                                  "the weight on the left, are not lowered yet");
-            const Value& wv = g.value(n.inputs[1]);
-            if (in_place(0).form != Placement::Form::matrix)
-                return make_error(what, "", "lower-layout", "the activation must be a matrix [M, K]");
-            if (wv.type.shape.size() != 2)
-                return make_error(what, "", "lower-layout",
-                                  "the weight must be a matrix [K, N] (or, for a batched MatMul, [B, K, N]); " +
-                                      wv.name + " is " + wv.type.shape.str());
-            std::vector<std::int8_t> w = const_data<std::int8_t>(wv);
-            std::int64_t K = wv.type.shape[0], N = wv.type.shape[1];
-            Result<ops::MatMulQuantPlan> plan = make_error(what, "", "lower-matmul", "no plan");
-            std::vector<std::int32_t> bias;
-            if (n.op == "Gemm") {
-                JANUS_TRY(auto a, attrs_of<ops::Gemm::Attrs>(n.attrs, ops::Gemm::schema, what));
-                if (a.transA) return make_error(what, "transA", "lower-matmul-trans", "transA is not lowered yet");
-                if (a.transB) {  // the emitter takes B as [K, N]: transpose the constant
-                    std::swap(K, N);
-                    std::vector<std::int8_t> t(w.size());
-                    for (std::int64_t r = 0; r < K; ++r)
-                        for (std::int64_t c = 0; c < N; ++c)
-                            t[static_cast<std::size_t>(r * N + c)] = w[static_cast<std::size_t>(c * K + r)];
-                    w = std::move(t);
-                }
-                plan = ops::Gemm::plan(types, a, out.type);
-                if (plan.ok() && plan->add_c) {
-                    const Value& cv = g.value(n.inputs[2]);
-                    if (cv.kind != ValueKind::constant || cv.type.dtype != DType::i32 || cv.type.shape.size() != 1 ||
-                        cv.type.shape[0] != N || a.beta != a.alpha)
-                        return make_error(what, "C", "lower-matmul-bias",
-                                          "C lowers as a constant int32 [N] bias with beta == alpha");
-                    bias = const_data<std::int32_t>(cv);
-                }
-            } else if (integer) {
-                plan = ops::MatMulInteger::zero_points(types);
-            } else {
-                plan = ops::MatMul::plan(types, out.type);
-            }
-            if (!plan.ok()) return fail(plan.error()).error();
-            const Placement x = in_place(0);
-            if (!x.columns.empty()) {  // the activation's columns are NHWC bytes: move the weight rows with them
-                const std::int64_t kp = x.physical_columns();
-                std::vector<std::int8_t> t(static_cast<std::size_t>(kp * N), 0);
-                for (std::int64_t r = 0; r < K; ++r)
-                    std::copy_n(&w[static_cast<std::size_t>(r * N)], N,
-                                &t[static_cast<std::size_t>(x.columns[static_cast<std::size_t>(r)] * N)]);
-                w = std::move(t);
-                K = kp;
-            }
-            const Placement y = place_result(k, form);
-            L.log.push_back("node   " + node_what(g, k) + ": lower_matmul K=" + std::to_string(K) +
-                            " N=" + std::to_string(N));
-            st = emit::lower_matmul(b, *plan, x.matrix(), w, K, N, y.matrix(), {0, 0, clamp_of(k), lut_of(k), integer},
-                                    bias);
-        } else if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalAveragePool" ||
-                   n.op == "GlobalMaxPool") {
-            if (in_place(0).form != Placement::Form::image)
-                return make_error(what, "", "lower-layout", "pooling lowers on [1, C, H, W] images");
-            const Placement x = in_place(0);
-            Result<ops::PoolPlan> plan = make_error(what, "", "lower-pool", "no plan");
-            if (n.op == "MaxPool") {
-                JANUS_TRY(auto a, attrs_of<ops::MaxPool::Attrs>(n.attrs, ops::MaxPool::schema, what));
-                plan = ops::MaxPool::plan(types[0], a, out.type);
-            } else if (n.op == "AveragePool") {
-                JANUS_TRY(auto a, attrs_of<ops::AveragePool::Attrs>(n.attrs, ops::AveragePool::schema, what));
-                plan = ops::AveragePool::plan(types[0], a, out.type);
-            } else if (n.op == "GlobalAveragePool") {
-                plan = ops::GlobalAveragePool::plan(types[0], {}, out.type);
-            } else {
-                plan = ops::GlobalMaxPool::plan(types[0], {}, out.type);
-            }
-            if (!plan.ok()) return fail(plan.error()).error();
-            const Placement y = place_output(k, form);
-            L.log.push_back("node   " + node_what(g, k) + ": lower_" + n.op);
-            if (n.op == "MaxPool")
-                st = emit::lower_max_pool(b, *plan, x.image(), y.image());
-            else if (n.op == "AveragePool")
-                st = emit::lower_average_pool(b, *plan, x.image(), y.image());
-            else if (n.op == "GlobalAveragePool")
-                st = emit::lower_global_average_pool(b, *plan, x.image(), y.image());
-            else
-                st = emit::lower_global_max_pool(b, *plan, x.image(), y.image());
-        } else if (n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Min" || n.op == "Max") {
-            // Each operand has the output's layout, or is a [1, C, 1, 1] image broadcast over the output's pixels
-            // (its one pixel, `pitch` bytes, repeated: a stride-0 row, seed A7).
-            const auto operand = [&](std::size_t i) -> std::optional<emit::DramTensor> {
-                const auto xp = operand_place(i);
-                if (!xp.ok()) return std::nullopt;
-                const Placement& x = *xp;
-                if (same_layout(x, form)) return x.flat();
-                if (x.form == Placement::Form::image && form.form == Placement::Form::image && x.h == 1 && x.w == 1 &&
-                    x.c == form.c && x.pitch == form.pitch)
-                    return emit::DramTensor{x.region, x.offset, x.pitch, 0};
-                return std::nullopt;
-            };
-            if (types.size() != 2 || n.inputs.size() != 2 || !operand(0) || !operand(1))
-                return make_error(what, "", "lower-broadcast",
-                                  "elementwise ops lower on two operands (activations or int8 constants) of the "
-                                  "output's layout, or one of them a [1, C, 1, 1] broadcast over the pixels; other "
-                                  "broadcasts (a scalar, a row) are not lowered yet");
-            const auto& qa = *types[0].quant;
-            const auto& qb = *types[1].quant;
-            const auto& qy = *out.type.quant;
-            const emit::DramTensor x = *operand(0), z = *operand(1);
-            const Placement y = place_output(k, form);
-            L.log.push_back("node   " + node_what(g, k) + ": lower_binary");
-            const auto run = [&]<expr::BinOp Kind>() -> Status {
-                JANUS_TRY(auto plan, ops::plan_binary_quant<Kind>(qa, qb, qy, what));
-                return emit::lower_binary<Kind>(b, plan, x, z, y.flat());
-            };
-            st = n.op == "Add"   ? run.template operator()<expr::BinOp::add>()
-                 : n.op == "Sub" ? run.template operator()<expr::BinOp::sub>()
-                 : n.op == "Mul" ? run.template operator()<expr::BinOp::mul>()
-                 : n.op == "Min" ? run.template operator()<expr::BinOp::min>()
-                                 : run.template operator()<expr::BinOp::max>();
-        } else if (n.op == "Requantize" && ins.size() == 1 && types[0].quant && out.type.quant) {
-            // int8 -> int8 (an int8 output is an NPU candidate): the copy kernel's own map as a LUT (emit/movement.hpp)
-            JANUS_TRY(const auto qin, emit::move_detail::per_tensor(*types[0].quant, what, "requantize"));
-            JANUS_TRY(const auto qout, emit::move_detail::per_tensor(*out.type.quant, what, "requantize"));
-            JANUS_TRY(const auto lut, emit::move_detail::requant_table(qin, qout, what));
-            expr::Table256 table;
-            for (std::size_t j = 0; j < 256; ++j) table.values[j] = static_cast<std::int8_t>(lut[j]);
-            const Placement x = in_place(0);
-            const Placement y = place_output(k, form);
-            L.log.push_back("node   " + node_what(g, k) + ": lower_lut (the requantization's table)");
-            st = emit::lower_lut(b, table, x.flat(), y.flat());
-        } else if (array_op(n.op)) {
-            std::vector<PhysicalArray> xs;
-            for (std::size_t i = 0; i < types.size(); ++i) {
-                JANUS_TRY(const Placement xp, operand_place(i));
-                JANUS_TRY(PhysicalArray a, physical(xp, types[i], what));
-                xs.push_back(std::move(a));
-            }
-            const Placement y = place_output(k, form);
-            JANUS_TRY(const PhysicalArray ya, physical(y, out.type, what));
-            std::string how;
-            st = lower_array_op(b, n, xs, ya, what, how);
-            if (st.ok()) L.log.push_back("node   " + node_what(g, k) + ": " + how);
-        } else {
-            std::shared_ptr<const expr::Table256> table;
-            if (ins.size() == 1 && types[0].quant && out.type.quant) {
-                JANUS_TRY(table, unary_table(n, *types[0].quant, *out.type.quant, what));
-            }
-            if (!table)
+        const Status node_status = [&]() -> Status {
+            const Node& n = g.nodes[k];
+            const OpLowering* e = lowerings.find(n.op);
+            if (!e)
                 return make_error(what, "", "lower-op",
-                                  n.op +
-                                      " on int8 is not lowered by janusc yet (see docs/emit_support.md for the "
-                                      "emitters)");
-            const Placement x = in_place(0);
-            const Placement y = place_output(k, form);
-            L.log.push_back("node   " + node_what(g, k) + ": lower_lut");
-            st = emit::lower_lut(b, *table, x.flat(), y.flat());
-        }
-        return fail(st);
+                                  n.op + " on int8 is not lowered by janusc yet (see docs/emit_support.md for the "
+                                         "emitters)");
+            JANUS_TRY(Placement form, shape_form(g.value(n.outputs[0]), what));
+            NodeLowering nl(S, k, what, std::move(form));
+            return e->lower(nl);
         }();
         if (!node_status.ok()) {
             refuse(k, node_status.error());
@@ -1151,17 +1439,17 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         }
         node_tx.commit();
         for (; log_seen < b.log().size(); ++log_seen) L.log.push_back("  emit " + b.log()[log_seen]);
-        L.npu.push_back({k, begin, b.size(), fusion[k].has_value()});
+        L.npu.push_back({k, begin, b.size(), S.fusion[k].has_value()});
         kernel_before = kernel_before || b.size() > begin;
-        release_dead(k);
+        S.release_dead(k);
     }
     if (!refused.empty()) return L;  // not a lowering: the caller moves the refused nodes to the host and retries
     barrier_event.release();
     barrier_lmem.release();
     L.segments.back().end_node = L.npu.size();
     JANUS_TRY(L.program, b.finish());
-    L.input_bytes = in_at, L.output_bytes = out_at, L.scratch_peak = scratch.peak();
-    L.log.push_back("memory: input " + std::to_string(in_at) + " B, output " + std::to_string(out_at) +
+    L.input_bytes = in_at, L.output_bytes = S.out_at, L.scratch_peak = S.scratch.peak();
+    L.log.push_back("memory: input " + std::to_string(in_at) + " B, output " + std::to_string(S.out_at) +
                     " B, scratch peak " + std::to_string(L.scratch_peak) + " B, constants " +
                     std::to_string(L.program.weights.size()) + " B");
     return L;
@@ -1193,12 +1481,13 @@ inline HostPlacement host_reason(const Graph& g, std::size_t k) {
 // attempt refuses nothing. Each host node gets its reason (host_placements); the log starts with the refusals.
 JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {}) {
     using namespace lower_detail;
+    const Lowerings lowerings(opt.lowerings);
     std::vector<bool> host(g.nodes.size(), false);
     std::vector<std::optional<Error>> refusal(g.nodes.size());
     std::vector<std::string> refusal_log;
     for (;;) {
         std::vector<Refusal> refused;
-        JANUS_TRY(LoweredGraph L, lower_attempt(g, opt, host, refused));
+        JANUS_TRY(LoweredGraph L, lower_attempt(g, opt, lowerings, host, refused));
         if (refused.empty()) {
             std::vector<bool> on_npu(g.nodes.size(), false);
             for (const LoweredNode& n : L.npu) on_npu[n.node] = true;
