@@ -125,6 +125,33 @@ TEST_CASE("an emitter's own refusal (the real LMEM budget) falls back too, and o
     same_outputs(g, l);
 }
 
+TEST_CASE("a chain of refused nodes is found in one attempt, not one attempt per node") {
+    // 40 int8 Softmax nodes in a row between two Relu: every Softmax is refused in the first attempt (a refused
+    // node's output keeps a placement, so its reader is tried too), and the second attempt lowers the rest
+    std::string text = "graph g {\n  input %x: int8[1,16,2,2] q(int8 s=0.1 zp=0)\n"
+                       "  %v0: int8[1,16,2,2] q(int8 s=0.00390625 zp=-128) = Relu(%x)\n";
+    for (int i = 1; i <= 40; ++i)
+        text += "  %v" + std::to_string(i) + ": int8[1,16,2,2] q(int8 s=0.00390625 zp=-128) = Softmax(%v" +
+                std::to_string(i - 1) + ") {axis=1}\n";
+    text += "  %y: int8[1,16,2,2] q(int8 s=0.00390625 zp=-128) = Relu(%v40)\n  output %y\n}\n";
+    const graph::Graph g = parsed(text);
+    const graph::LoweredGraph l = lowered(g);
+    CHECK(l.attempts == 2);
+    CHECK(l.host_placements.size() == 40);
+    CHECK(l.npu.size() == 2);
+    same_outputs(g, l);
+    // a chain of nodes whose values have no NPU form (rank 5): refused in one attempt too
+    const graph::Graph r5 = parsed(
+        "graph g {\n  input %x: int8[1,2,2,2,16] q(int8 s=0.1 zp=0)\n"
+        "  %a: int8[1,2,2,2,16] q(int8 s=0.1 zp=0) = Relu(%x)\n"
+        "  %b: int8[1,2,2,2,16] q(int8 s=0.1 zp=0) = Relu(%a)\n"
+        "  %c: int8[1,2,2,2,16] q(int8 s=0.1 zp=0) = Relu(%b)\n  output %c\n}\n");
+    const graph::LoweredGraph l5 = lowered(r5);
+    CHECK(l5.attempts == 2);
+    CHECK(l5.npu.empty());
+    for (const auto& h : l5.host_placements) CHECK(h.rule == "lower-layout");
+}
+
 TEST_CASE("strict placement: every quantized host node is listed; float ops and boundary conversions are not") {
     const graph::Graph g = parsed(relu_softmax_relu);
     const auto s = graph::strict_placement(g, lowered(g), "m.onnx");

@@ -202,6 +202,7 @@ struct LoweredGraph {
     std::vector<ValueId> segment_outputs;              ///< NPU -> host (output region), ordered by segment
     std::int64_t input_bytes = 0, output_bytes = 0, scratch_peak = 0;
     std::vector<HostPlacement> host_placements;  ///< every host node with its reason, in node order
+    std::size_t attempts = 0;  ///< lowering attempts: 1, plus one per round of refusals (host fallback)
     std::vector<std::string> log;     ///< one line per decision (placement, strategy, emitter log)
     bool intermediates_kept = false;  ///< LowerOptions::keep_intermediates: every NPU value is readable after a run
     /// How many nodes run on the host: before, between and after the segments.
@@ -1409,13 +1410,33 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
             S.release_dead(k);
             continue;
         }
-        if (refused_here[k]) continue;  // a value it reads has no NPU form
-        // a value it reads got no placement: its producer was refused in this attempt; try it in the next one
-        if (std::any_of(g.nodes[k].inputs.begin(), g.nodes[k].inputs.end(), [&](ValueId x) {
-                return x != no_value && g.value(x).kind != ValueKind::constant &&
-                       !L.placement[static_cast<std::size_t>(x)];
-            }))
+        // A refused node's output (and a fused activation's) still gets a placement when it has an NPU form, so that
+        // its readers are tried in this same attempt: a chain of refused nodes is found in one attempt, not one
+        // attempt per node.
+        const auto place_refused = [&](std::size_t r) {
+            for (std::size_t j : {r, S.fusion[r] ? S.fusion[r]->act : r}) {
+                const ValueId o = g.nodes[j].outputs[0];
+                if (L.placement[static_cast<std::size_t>(o)]) continue;
+                if (const auto f = shape_form(g.value(o), gwhat); f.ok()) S.place_output(j, *f);
+            }
+        };
+        if (refused_here[k]) {  // a value it reads from the host has no NPU form
+            place_refused(k);
             continue;
+        }
+        // A value it reads has no placement: a refused producer's output with no NPU form refuses this node for the
+        // same reason; otherwise (a producer skipped itself) it is tried in the next attempt.
+        std::optional<Error> unplaced;
+        bool skip = false;
+        for (ValueId x : data_inputs(g, g.nodes[k]))
+            if (!L.placement[static_cast<std::size_t>(x)]) {
+                const auto f = shape_form(g.value(x), gwhat + ": " + node_what(g, k));
+                if (!f.ok()) unplaced = f.error();
+                skip = true;
+                break;
+            }
+        if (unplaced) refuse(k, *unplaced);
+        if (skip) continue;
         // the node's emission is one transaction: a refusal takes back its code, constants and borrows
         auto node_tx = b.transaction();
         if (opt.kernel_barriers && kernel_before) JANUS_CHECK(kernel_barrier());
@@ -1435,6 +1456,7 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         }();
         if (!node_status.ok()) {
             refuse(k, node_status.error());
+            place_refused(k);
             continue;  // node_tx rolls the node back
         }
         node_tx.commit();
@@ -1485,7 +1507,7 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
     std::vector<bool> host(g.nodes.size(), false);
     std::vector<std::optional<Error>> refusal(g.nodes.size());
     std::vector<std::string> refusal_log;
-    for (;;) {
+    for (std::size_t attempt = 1;; ++attempt) {
         std::vector<Refusal> refused;
         JANUS_TRY(LoweredGraph L, lower_attempt(g, opt, lowerings, host, refused));
         if (refused.empty()) {
@@ -1499,6 +1521,7 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
                     L.host_placements.push_back(host_reason(g, k));
             }
             L.log.insert(L.log.begin(), refusal_log.begin(), refusal_log.end());
+            L.attempts = attempt;
             return L;
         }
         for (Refusal& r : refused) {  // each attempt moves at least one node: at most one attempt per node
