@@ -140,6 +140,13 @@ TEST_CASE("a chain of refused nodes is found in one attempt, not one attempt per
     CHECK(l.host_placements.size() == 40);
     CHECK(l.npu.size() == 2);
     same_outputs(g, l);
+    // --strict names the first 16 and counts the rest (an error message does not grow with the graph)
+    const auto s = graph::strict_placement(g, l, "chain.onnx");
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message().find("40 quantized nodes would run on the host") != std::string::npos);
+    CHECK(s.error().message().find("node 16 (Softmax)") != std::string::npos);
+    CHECK(s.error().message().find("node 17 (Softmax)") == std::string::npos);
+    CHECK(s.error().message().find("; and 24 more [strict-placement]") != std::string::npos);
     // a chain of nodes whose values have no NPU form (rank 5): refused in one attempt too
     const graph::Graph r5 = parsed(
         "graph g {\n  input %x: int8[1,2,2,2,16] q(int8 s=0.1 zp=0)\n"

@@ -1535,15 +1535,16 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
 }
 #endif
 
-/// --strict: a quantized node on the host is an error (unsupported, rule strict-placement) listing every such node.
+/// --strict: a quantized node on the host is an error (unsupported, rule strict-placement) listing such nodes (the
+/// first 16; the count says how many there are, and the placement text lists them all).
 inline Status strict_placement(const Graph& g, const LoweredGraph& L, const std::string& input) {
+    constexpr std::size_t listed = 16;
     std::string list;
     std::size_t count = 0;
     for (const HostPlacement& h : L.host_placements)
-        if (h.quantized) {
-            ++count;
+        if (h.quantized && ++count <= listed)
             list += "; " + lower_detail::node_what(g, h.node) + ": " + h.why + " [" + h.rule + "]";
-        }
+    if (count > listed) list += "; and " + std::to_string(count - listed) + " more";
     if (count == 0) return ok_status();
     Error e = make_error(input, "", "strict-placement",
                          std::to_string(count) + " quantized node" + (count == 1 ? "" : "s") +
