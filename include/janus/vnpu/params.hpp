@@ -100,6 +100,7 @@ struct ParamLayout {
     std::array<ParamField<S>, N> fields;
     bool (*consistent)(const S&) = nullptr;  ///< a cross-field rule, or null
     std::string_view consistent_text;        ///< that rule, stated
+    std::string_view placement;              ///< where the table lives (documentation only)
 };
 
 namespace param_detail {
@@ -135,7 +136,7 @@ inline constexpr ParamLayout<RqHeader, 4> rq_header_layout{
         param_detail::i32<RqHeader>("max", 8, &RqHeader::max, "activation max", -128, 127),
         param_detail::rounding<RqHeader>(12, &RqHeader::rounding),
     }},
-    [](const RqHeader& h) { return h.min <= h.max; }, "min <= max"};
+    [](const RqHeader& h) { return h.min <= h.max; }, "min <= max", "vec.rq's table at rp, bytes 0..15"};
 
 inline constexpr ParamLayout<RqChannel, 4> rq_channel_layout{
     "requantization channel entry", "rq-table", 16, {{
@@ -144,7 +145,7 @@ inline constexpr ParamLayout<RqChannel, 4> rq_channel_layout{
         param_detail::shift<RqChannel>("right_shift", 8, 1, &RqChannel::right_shift, param_detail::shift_text),
         ParamField<RqChannel>{"reserved", 9, 7, ParamKind::reserved, 0, 0, nullptr, "reserved, 0"},
     }},
-    nullptr, ""};
+    nullptr, "", "vec.rq's table, channel c < channels at 16 + 16 c"};
 
 inline constexpr ParamLayout<EwParams, 12> ew_layout{
     "elementwise block", "ew-table", 48, {{
@@ -161,7 +162,7 @@ inline constexpr ParamLayout<EwParams, 12> ew_layout{
         param_detail::i32<EwParams>("acc_limit", 40, &EwParams::acc_limit, "add, sub, mul: the combined value is clamped to [-acc_limit, acc_limit]"),
         param_detail::rounding<EwParams>(44, &EwParams::rounding),
     }},
-    nullptr, ""};
+    nullptr, "", "vec.ew.*'s block at rp"};
 // clang-format on
 
 /// Bytes of a vec.rq table of `channels` channels.

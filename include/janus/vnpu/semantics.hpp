@@ -13,6 +13,7 @@
 
 #include <janus/numeric/multiplier.hpp>
 #include <janus/numeric/rounding.hpp>
+#include <janus/vnpu/isa.hpp>
 #include <janus/vnpu/params.hpp>
 
 namespace janus::vnpu::semantics {
@@ -51,6 +52,19 @@ inline std::int8_t requantize(std::int32_t acc, const RqHeader& h, const RqChann
 ///             result sat8(rq(acc, M_out) + zp_out)
 ///   min, max  sat8(min / max(rq(a', M_a), rq(b', M_b)) + zp_out)
 enum class EwFunc : std::int64_t { add = 0, sub = 1, mul = 2, min = 3, max = 4 };
+namespace detail {
+constexpr bool ew_rows_match() {
+    constexpr std::string_view names[] = {"vec.ew.add", "vec.ew.sub", "vec.ew.mul", "vec.ew.min", "vec.ew.max"};
+    for (std::int64_t f = 0; f < 5; ++f) {
+        bool found = false;
+        for (const InstrInfo& r : instruction_table)
+            found |= r.mnemonic == names[f] && r.sem == Sem::vec_ew && r.func == f;
+        if (!found) return false;
+    }
+    return true;
+}
+static_assert(ew_rows_match(), "EwFunc must number the vec.ew.* rows of vnpu::instruction_table by their func");
+}  // namespace detail
 
 template <EwFunc F, numeric::RoundingMode R>
 constexpr std::int8_t elementwise(std::int8_t x, std::int8_t y, const EwParams& p) {
