@@ -104,18 +104,33 @@ inline std::int8_t elementwise(std::int64_t func, std::int8_t x, std::int8_t y, 
 
 /// mac.mm / mac.mma: C[i][j] = (mac.mma: C[i][j] +) sum over k < K of (A[i][k] - zp) * B[k][j], modulo 2^32, for an
 /// m x K A (row stride a_stride), a dense K x n B and a dense int32 C. Each product fits int32 (|A - zp| <= 383 for a
-/// 9-bit zp, |B| <= 128); the additions wrap (uint32), so their order (i-k-j here: rows of B and C are contiguous)
-/// does not change the result.
+/// 9-bit zp, |B| <= 128); the additions wrap (uint32), so their order does not change the result. Loop order: i, then
+/// blocks of 16 columns, then k; a block's sums stay in a local array while rows of B stream past (a fixed trip count
+/// and no aliasing let the compiler vectorize it; mac.cfg's n is a multiple of 16, other n end with a partial block).
 inline void mac_mm(const std::int8_t* a, std::int64_t a_stride, std::int32_t zp, const std::int8_t* b, std::int64_t m,
                    std::int64_t K, std::int64_t n, std::int32_t* c, bool accumulate) {
+    constexpr std::int64_t block = 16;
     for (std::int64_t i = 0; i < m; ++i) {
-        auto* row = reinterpret_cast<std::uint32_t*>(c + i * n);  // same object, its unsigned type: allowed alias
-        if (!accumulate)
-            for (std::int64_t j = 0; j < n; ++j) row[j] = 0;
-        for (std::int64_t k = 0; k < K; ++k) {
-            const std::int32_t x = a[i * a_stride + k] - zp;
-            const std::int8_t* bk = b + k * n;
-            for (std::int64_t j = 0; j < n; ++j) row[j] += static_cast<std::uint32_t>(x * bk[j]);
+        const std::int8_t* ai = a + i * a_stride;
+        for (std::int64_t j0 = 0; j0 < n; j0 += block) {
+            std::array<std::uint32_t, block> sum{};
+            if (n - j0 >= block) {
+                for (std::int64_t k = 0; k < K; ++k) {
+                    const std::int32_t x = ai[k] - zp;
+                    const std::int8_t* bk = b + k * n + j0;
+                    for (std::size_t j = 0; j < block; ++j) sum[j] += static_cast<std::uint32_t>(x * bk[j]);
+                }
+            } else {
+                for (std::int64_t k = 0; k < K; ++k) {
+                    const std::int32_t x = ai[k] - zp;
+                    const std::int8_t* bk = b + k * n + j0;
+                    for (std::int64_t j = 0; j < n - j0; ++j)
+                        sum[static_cast<std::size_t>(j)] += static_cast<std::uint32_t>(x * bk[j]);
+                }
+            }
+            std::int32_t* out = c + i * n + j0;
+            for (std::int64_t j = 0; j < block && j0 + j < n; ++j)
+                out[j] = wrap_add(accumulate ? out[j] : 0, static_cast<std::int32_t>(sum[static_cast<std::size_t>(j)]));
         }
     }
 }
