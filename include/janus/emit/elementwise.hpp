@@ -56,8 +56,9 @@ void append_rq_table(std::vector<std::uint8_t>& out, std::int32_t zp, std::int32
                  bytes.subspan(at, vnpu::rq_header_layout.size));
     for (std::int64_t c = 0; c < channels; ++c) {
         const numeric::QuantizedMultiplier q = mult(c);
+        const std::size_t entry = at + static_cast<std::size_t>(vnpu::rq_table_bytes(c));
         vnpu::encode(vnpu::rq_channel_layout, vnpu::RqChannel{bias(c), q.multiplier, vnpu::stored_right_shift(q)},
-                     bytes.subspan(at + static_cast<std::size_t>(vnpu::rq_table_bytes(c)), vnpu::rq_channel_layout.size));
+                     bytes.subspan(entry, vnpu::rq_channel_layout.size));
     }
 }
 

@@ -248,7 +248,8 @@ void encode(const ParamLayout<S, N>& l, const S& s, std::span<std::uint8_t> out)
             continue;
         }
         const auto v = static_cast<std::uint32_t>(s.*f.member);
-        for (int b = 0; b < f.width; ++b) out[f.offset + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(v >> (8 * b));
+        for (int b = 0; b < f.width; ++b)
+            out[f.offset + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(v >> (8 * b));
     }
 }
 /// Read and validate one table from `in` (at least l.size bytes). Rule: the layout's fault rule.

@@ -110,7 +110,8 @@ inline std::string param_reference() {
         s += "| bytes | field | type | valid values | meaning |\n|---|---|---|---|---|\n";
         for (const auto& f : l.fields) {
             const std::string bytes = f.width == 1 ? std::to_string(f.offset)
-                                                   : std::to_string(f.offset) + ".." + std::to_string(f.offset + f.width - 1);
+                                                   : std::to_string(f.offset) + ".." +
+                                                         std::to_string(f.offset + f.width - 1);
             std::string type = f.kind == ParamKind::reserved ? "-" : f.width == 4 ? "int32" : "uint8";
             std::string valid;
             switch (f.kind) {

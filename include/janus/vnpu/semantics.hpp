@@ -1,7 +1,7 @@
 #pragma once
 // The arithmetic of the vnpu instructions as plain scalar code: one function per element (or per product) of each
 // VEC / MAC / LUT instruction of the instruction table (vnpu/isa.hpp). The simulator runs these functions; the host
-// kernels of ops/ are an independent implementation that tests/vnpu/three_way.cpp compares with them (and with
+// kernels of ops/ are an independent implementation that tests/emit/isa_three_way.cpp compares with them (and with
 // emitted programs) bit for bit. Nothing here includes ops/: a wrong host formula cannot agree with itself.
 //
 // Value model: int8 operands widen to int32; every int32 add, sub, mul and left shift wraps modulo 2^32 (computed in

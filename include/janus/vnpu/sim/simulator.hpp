@@ -9,7 +9,7 @@
 // Semantics: each row of the instruction table names its semantic function (`Sem`); execute() below has one case per
 //   Sem and the compiler checks the switch is complete (-Wswitch). Element math is the plain scalar code of
 //   vnpu/semantics.hpp and parameter tables are read by vnpu/params.hpp; nothing here shares code with the host
-//   kernels of ops/ (tests/vnpu/three_way.cpp compares the two).
+//   kernels of ops/ (tests/emit/isa_three_way.cpp compares the two).
 // Scheduling (the timing model of docs/vnpu.md): SEQ executes one instruction per cycle; it dispatches the others in
 //   program order to their unit's queue (depth 8; SEQ stalls on a full queue). A unit starts its queue's head when
 //   the head's wait event is > 0 (it decrements it), runs it for its cost, then applies its effects and signals.
@@ -422,7 +422,8 @@ private:
         std::memcpy(i32_.data(), acc, static_cast<std::size_t>(4 * n));
         for (std::int64_t i = 0; i < n; ++i) {
             std::int32_t& a = i32_[static_cast<std::size_t>(i)];
-            a = sem == Sem::vec_acc ? semantics::accumulate(a, x[i], zp) : semantics::multiply_accumulate(a, x[i], zp, wt[i]);
+            a = sem == Sem::vec_acc ? semantics::accumulate(a, x[i], zp)
+                                    : semantics::multiply_accumulate(a, x[i], zp, wt[i]);
         }
         if (sem == Sem::vec_mac) rep_.macs += static_cast<std::uint64_t>(n);
         std::memcpy(acc, i32_.data(), static_cast<std::size_t>(4 * n));
@@ -444,7 +445,8 @@ private:
         const int shift = func <= 1 ? static_cast<int>(w["shift"]) : 0;
         i32_.resize(N);
         for (std::size_t i = 0; i < N; ++i)
-            i32_[i] = semantics::int32_op(func, detail::load_i32(a + 4 * i), two ? detail::load_i32(b + 4 * i) : 0, shift);
+            i32_[i] = semantics::int32_op(func, detail::load_i32(a + 4 * i), two ? detail::load_i32(b + 4 * i) : 0,
+                                          shift);
         std::memcpy(d, i32_.data(), 4 * N);
     }
 
