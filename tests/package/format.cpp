@@ -118,6 +118,71 @@ TEST_CASE("isa_hash covers every encoding and execution property of every row, n
     CHECK(seen.size() == static_cast<std::size_t>(changes) + 1);  // no two changes collide either
 }
 
+namespace {
+std::uint64_t hash_with(const decltype(vnpu::rq_header_layout)& l) {
+    return isa_hash(vnpu::instruction_table, l, vnpu::rq_channel_layout, vnpu::ew_layout);
+}
+std::uint64_t hash_with(const decltype(vnpu::rq_channel_layout)& l) {
+    return isa_hash(vnpu::instruction_table, vnpu::rq_header_layout, l, vnpu::ew_layout);
+}
+std::uint64_t hash_with(const decltype(vnpu::ew_layout)& l) {
+    return isa_hash(vnpu::instruction_table, vnpu::rq_header_layout, vnpu::rq_channel_layout, l);
+}
+}  // namespace
+
+TEST_CASE("isa_hash covers every field of every parameter-table layout (vnpu/params.hpp), not its meaning text") {
+    const std::uint64_t h = isa_hash();
+    CHECK(h == isa_hash(vnpu::instruction_table, vnpu::rq_header_layout, vnpu::rq_channel_layout, vnpu::ew_layout));
+    CHECK(isa_hash(vnpu::instruction_table, vnpu::rq_channel_layout, vnpu::rq_header_layout, vnpu::ew_layout) != h);
+    std::set<std::uint64_t> seen{h};
+    int changes = 0;
+    const auto differs = [&](std::uint64_t x) {
+        CHECK(x != h);
+        seen.insert(x);
+        ++changes;
+    };
+    const auto every_change = [&](const auto& layout) {
+        CAPTURE(layout.name);
+        for (std::size_t i = 0; i < layout.fields.size(); ++i) {
+            CAPTURE(layout.fields[i].name);
+            auto l = layout;
+            l.fields[i].name = "other";
+            differs(hash_with(l));
+            l = layout;
+            l.fields[i].offset += 1;
+            differs(hash_with(l));
+            l = layout;
+            l.fields[i].width -= 1;
+            differs(hash_with(l));
+            l = layout;
+            l.fields[i].kind = static_cast<vnpu::ParamKind>((static_cast<int>(l.fields[i].kind) + 1) % 5);
+            differs(hash_with(l));
+            l = layout;
+            l.fields[i].min -= 1;
+            differs(hash_with(l));
+            l = layout;
+            l.fields[i].max += 1;
+            differs(hash_with(l));
+            l = layout;
+            l.fields[i].meaning = "another sentence";
+            CHECK(hash_with(l) == h);
+        }
+        auto l = layout;
+        l.size += 16;
+        differs(hash_with(l));
+        l = layout;
+        l.fault = "other-table";
+        differs(hash_with(l));
+        l = layout;
+        l.consistent_text = "another rule";
+        differs(hash_with(l));
+    };
+    every_change(vnpu::rq_header_layout);
+    every_change(vnpu::rq_channel_layout);
+    every_change(vnpu::ew_layout);
+    CHECK(seen.size() == static_cast<std::size_t>(changes) + 1);  // no two changes collide either
+}
+
 TEST_CASE("fixed layouts: a 96-byte header ending with its checksum, 32-byte table entries") {
     CHECK(detail::header_layout().size() == format::header_size);
     CHECK(detail::entry_layout().size() == format::entry_size);

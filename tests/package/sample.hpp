@@ -10,6 +10,7 @@
 
 #include <janus/package/package.hpp>
 #include <janus/vnpu/asm.hpp>
+#include <janus/vnpu/params.hpp>
 
 namespace janus::package::testing {
 
@@ -41,9 +42,12 @@ inline Package sample() {
     p.weights.resize(448);
     for (std::size_t i = 0; i < p.weights.size(); ++i) p.weights[i] = static_cast<std::uint8_t>((i * 37 + 11) & 0xFF);
     p.buffers = {
-        {"act.lut", BufferKind::lut, 0, 256},      {"conv1.w", BufferKind::weights, 256, 64},
-        {"conv1.b", BufferKind::bias, 320, 16},    {"conv1.rq", BufferKind::rq_table, 336, 48},
-        {"add.ew", BufferKind::ew_table, 384, 48}, {"pad.value", BufferKind::constant, 432, 16},
+        {"act.lut", BufferKind::lut, 0, 256},
+        {"conv1.w", BufferKind::weights, 256, 64},
+        {"conv1.b", BufferKind::bias, 320, 16},
+        {"conv1.rq", BufferKind::rq_table, 336, static_cast<std::uint64_t>(vnpu::rq_table_bytes(2))},  // 2 channels
+        {"add.ew", BufferKind::ew_table, 384, vnpu::ew_layout.size},
+        {"pad.value", BufferKind::constant, 432, 16},
         {"rnn.h", BufferKind::state, 0, 64},       {"t0", BufferKind::scratch, 64, 128},
         {"t1", BufferKind::scratch, 128, 128},
     };

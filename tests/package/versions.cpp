@@ -45,6 +45,22 @@ TEST_CASE("a version-1 package is read as it is: no placement record, written ba
     CHECK(text->find("placement: not recorded (format version 1)") != std::string::npos);
 }
 
+TEST_CASE("the version-1 package's instruction set is not this build's: it is read and shown, never run") {
+    // The format version says how to read the file; the instruction-set hash says whether its words mean this
+    // build's instructions (docs/package.md "Versions"). The parameter-table layouts entered the hash after it.
+    const auto bytes = v1_bytes();
+    const auto shown = read_package(bytes, "v1.jpk", ReadOptions{.check_toolchain = false});
+    REQUIRE(shown.ok());
+    CHECK(shown->toolchain.isa_hash == 0x4530912f8519ddd2ull);
+    CHECK(shown->toolchain.isa_hash != current_isa_hash);
+    const auto run = read_package(bytes, "v1.jpk");
+    REQUIRE_FALSE(run.ok());
+    CHECK(run.error().rule == "package-toolchain");
+    CAPTURE(run.error().message());
+    CHECK(run.error().message().find("0x4530912f8519ddd2") != std::string::npos);
+    CHECK(run.error().message().find(detail::hex(current_isa_hash)) != std::string::npos);
+}
+
 TEST_CASE("this build writes version 2; a placement record cannot be written into a version-1 file") {
     Package p = testing::sample();
     CHECK(p.format_version == format::version);

@@ -1,5 +1,6 @@
-// docs/vnpu.md holds the instruction reference generated from the instruction table (vnpu/reference.hpp); this
-// fails when a row changes and the doc was not regenerated (`janusc isa-doc --update docs/vnpu.md`).
+// docs/vnpu.md holds the instruction reference and the parameter tables generated from the instruction table and
+// the layouts of vnpu/params.hpp (vnpu/reference.hpp); this fails when a row or a field changes and the doc was not
+// regenerated (`janusc isa-doc --update docs/vnpu.md`).
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -34,10 +35,24 @@ TEST_CASE("the reference has one section per row, with every field's bits") {
     CHECK(r.find("| 44 | bytes |") == std::string::npos);  // sanity: the search above is specific
 }
 
-TEST_CASE("splice_reference: a document without the markers is refused with the rule") {
+TEST_CASE("splice_reference: a document without both pairs of markers is refused with the rule") {
     CHECK_RULE(splice_reference("# no markers\n", "doc.md"), "reference-markers");
-    const std::string doc = "intro\n" + std::string(reference_begin) + "\nold\n" + std::string(reference_end) + "\ntail\n";
-    const auto s = splice_reference(doc, "doc.md");
+    const std::string instructions = std::string(reference_begin) + "\nold\n" + std::string(reference_end) + "\n";
+    const std::string params = std::string(params_begin) + "\nold\n" + std::string(params_end) + "\n";
+    CHECK_RULE(splice_reference("intro\n" + instructions + "tail\n", "doc.md"), "reference-markers");
+    const auto s = splice_reference("intro\n" + params + "middle\n" + instructions + "tail\n", "doc.md");
     REQUIRE(s.ok());
-    CHECK(*s == "intro\n" + instruction_reference() + "tail\n");
+    CHECK(*s == "intro\n" + param_reference() + "middle\n" + instruction_reference() + "tail\n");
+}
+
+TEST_CASE("the parameter-table reference has one row per field of every layout, with its bytes") {
+    const std::string r = param_reference();
+    for_each_param_layout([&](const auto& l) {
+        CHECK(r.find("**" + std::string(l.name) + "**") != std::string::npos);
+        for (const auto& f : l.fields) {
+            const std::string bytes = f.width == 1 ? std::to_string(f.offset)
+                                                   : std::to_string(f.offset) + ".." + std::to_string(f.offset + f.width - 1);
+            CHECK(r.find("| " + bytes + " | " + std::string(f.name) + " |") != std::string::npos);
+        }
+    });
 }

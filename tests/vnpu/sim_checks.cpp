@@ -250,9 +250,11 @@ TEST_CASE("faults: event overflow, leaked event, deadlock dump, loops, missing h
     check_fault("li r1, 0x80000\nli r2, 0x1000\nvec.rq r2, r1, r0, 16, 1\nhalt\n", t, "rq-table", "pc 2", "channel 5");
     t.lmem[16 + 16 * 5 + 8] = 31;
     t.lmem[12] = 3;  // the header's rounding: 0..2 only
-    check_fault("li r1, 0x80000\nli r2, 0x1000\nvec.rq r2, r1, r0, 16, 1\nhalt\n", t, "rq-table", "pc 2", "rounding 3");
+    check_fault("li r1, 0x80000\nli r2, 0x1000\nvec.rq r2, r1, r0, 16, 1\nhalt\n", t, "rq-table", "pc 2",
+                "header: rounding = 3 (bytes 12..15) is outside [0, 2]");
     put_i32(t.lmem, 0x400 + 44, -1);  // an elementwise block whose rounding word is -1
-    check_fault("li r1, 0x400\nvec.ew.add r0, r0, r0, r1, 16\nhalt\n", t, "ew-table", "pc 1", "rounding (word 11) -1");
+    check_fault("li r1, 0x400\nvec.ew.add r0, r0, r0, r1, 16\nhalt\n", t, "ew-table", "pc 1",
+                "rounding = -1 (bytes 44..47) is outside [0, 2]");
     check_fault("li r1, 0x80000\nvec.sel r0, r0, r1, r0, 16\nhalt\n", t, "operand-space", "pc 1",
                 "ra = 0x80000 is in ACC; vec.sel expects LMEM");
     check_fault("li r1, 0x100\nvec.abs32 r0, r1, 16\nhalt\n", t, "operand-space", "pc 1",

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <janus/emit/elementwise.hpp>
 #include <janus/numeric/quant_params.hpp>
 #include <janus/ops/binary.hpp>
 
@@ -288,12 +289,12 @@ TEST_CASE("vec.rq: the table header's rounding selects round_double, round_singl
 }
 
 namespace {
-/// Write BinaryQuantPlan p as VEC.EW's 48-byte parameter block (docs/vnpu.md).
+/// Write BinaryQuantPlan p as VEC.EW's parameter block: the emitter's fields (emit::ew_params), the encoder of
+/// vnpu/params.hpp.
 void put_ew_block(std::vector<std::uint8_t>& mem, std::size_t at, const ops::BinaryQuantPlan& p, std::int32_t rounding = 0) {
-    const auto t = [](const numeric::QuantizedMultiplier& q) { return 31 - q.shift; };
-    const std::int32_t w[12] = {p.zp_a, p.zp_b, p.zp_out, p.left_shift, p.m_a.multiplier, t(p.m_a),
-                                p.m_b.multiplier, t(p.m_b), p.m_out.multiplier, t(p.m_out), p.acc_limit, rounding};
-    for (int k = 0; k < 12; ++k) put_i32(mem, at + 4 * static_cast<std::size_t>(k), w[k]);
+    EwParams e = emit::ew_params<numeric::round_double>(p);
+    e.rounding = rounding;
+    encode(ew_layout, e, std::span<std::uint8_t>(mem).subspan(at, ew_layout.size));
 }
 
 template <class Op, expr::BinOp Kind>

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <janus/vnpu/asm.hpp>
+#include <janus/vnpu/params.hpp>
 #include "support/compiled_sim.hpp"
 
 namespace vt {
@@ -46,20 +48,16 @@ inline std::int32_t get_i32(const std::vector<std::uint8_t>& mem, std::size_t at
 }
 inline std::int8_t s8(const std::vector<std::uint8_t>& mem, std::size_t at) { return static_cast<std::int8_t>(mem[at]); }
 
-/// A requantization table (docs/vnpu.md "Parameter tables") at `at`: header then one entry per channel.
+/// A requantization table at `at`, written by the encoder of vnpu/params.hpp: header then one entry per channel.
 inline void put_rq_table(std::vector<std::uint8_t>& mem, std::size_t at, std::int32_t zp, std::int32_t lo,
                          std::int32_t hi, const std::vector<std::int32_t>& bias,
                          const std::vector<numeric::QuantizedMultiplier>& m, std::int32_t rounding = 0) {
-    std::memset(&mem[at], 0, 16 + 16 * bias.size());
-    put_i32(mem, at, zp);
-    put_i32(mem, at + 4, lo);
-    put_i32(mem, at + 8, hi);
-    put_i32(mem, at + 12, rounding);
-    for (std::size_t c = 0; c < bias.size(); ++c) {
-        put_i32(mem, at + 16 + 16 * c, bias[c]);
-        put_i32(mem, at + 20 + 16 * c, m[c].multiplier);
-        mem[at + 24 + 16 * c] = static_cast<std::uint8_t>(31 - m[c].shift);
-    }
+    const std::span<std::uint8_t> bytes(mem);
+    encode(rq_header_layout, RqHeader{zp, lo, hi, rounding}, bytes.subspan(at, rq_header_layout.size));
+    for (std::size_t c = 0; c < bias.size(); ++c)
+        encode(rq_channel_layout, RqChannel{bias[c], m[c].multiplier, stored_right_shift(m[c])},
+               bytes.subspan(at + static_cast<std::size_t>(rq_table_bytes(static_cast<std::int64_t>(c))),
+                             rq_channel_layout.size));
 }
 
 }  // namespace vt

@@ -1,7 +1,7 @@
 #pragma once
 // Lowering of the elementwise families to the vnpu, from the same definitions the host kernels run:
 //   binary (Add, Sub, Mul, Min, Max; ops/binary.hpp)  ->  vec.ew.<kind> with the op's BinaryQuantPlan as the
-//       parameter block (docs/vnpu.md "Parameter tables"), rounding named in the block
+//       parameter block (vnpu/params.hpp), rounding named in the block
 //   unary (every op of ops/unary.hpp)                   ->  lut.apply with the op's own 256-entry table
 // Both stream their tensors through LMEM with emit/stream.hpp. The parameter block and the table are constants of
 // the weights region (identical ones stored once) loaded by DMA before the first tile.
@@ -21,53 +21,44 @@
 #include <janus/numeric/rounding.hpp>
 #include <janus/ops/binary.hpp>
 #include <janus/ops/expr.hpp>
+#include <janus/vnpu/params.hpp>
 
 namespace janus::emit {
 
-/// The rounding-mode number of the vnpu parameter tables (docs/vnpu.md): 0 double, 1 single, 2 half_even.
+using vnpu::rounding_code;
+
+/// A plan's vec.ew parameter block (vnpu/params.hpp ew_layout), rounding R.
 template <numeric::RoundingMode R>
-constexpr std::int32_t rounding_code() {
-    if constexpr (std::is_same_v<R, numeric::round_double>)
-        return 0;
-    else if constexpr (std::is_same_v<R, numeric::round_single>)
-        return 1;
-    else {
-        static_assert(std::is_same_v<R, numeric::round_half_even>, "the vnpu rounds double, single or half_even");
-        return 2;
-    }
+vnpu::EwParams ew_params(const ops::BinaryQuantPlan& p) {
+    using vnpu::stored_right_shift;
+    return {p.zp_a,           p.zp_b,                   p.zp_out,           p.left_shift,
+            p.m_a.multiplier, stored_right_shift(p.m_a), p.m_b.multiplier, stored_right_shift(p.m_b),
+            p.m_out.multiplier, stored_right_shift(p.m_out), p.acc_limit,    rounding_code<R>()};
 }
 
-/// The 48-byte elementwise parameter block of a plan (docs/vnpu.md): 12 little-endian int32 words.
+/// The 48-byte vec.ew parameter block of a plan, encoded.
 template <numeric::RoundingMode R>
-std::array<std::uint8_t, 48> ew_block(const ops::BinaryQuantPlan& p) {
-    const auto t = [](const numeric::QuantizedMultiplier& q) { return 31 - q.shift; };
-    const std::int32_t w[12] = {
-        p.zp_a,           p.zp_b,   p.zp_out,           p.left_shift, p.m_a.multiplier, t(p.m_a),
-        p.m_b.multiplier, t(p.m_b), p.m_out.multiplier, t(p.m_out),   p.acc_limit,      rounding_code<R>()};
-    std::array<std::uint8_t, 48> out{};
-    std::memcpy(out.data(), w, sizeof w);  // the vnpu and the host are little endian (simulator.hpp asserts it)
+std::array<std::uint8_t, vnpu::ew_layout.size> ew_block(const ops::BinaryQuantPlan& p) {
+    std::array<std::uint8_t, vnpu::ew_layout.size> out{};
+    vnpu::encode(vnpu::ew_layout, ew_params<R>(p), out);
     return out;
 }
 
-/// Append one vec.rq requantization table (docs/vnpu.md "Parameter tables") to `out`: the header (zp, lo, hi,
-/// rounding R) and one 16-B entry per channel c < channels with bias(c) and the multiplier mult(c), stored as
-/// (multiplier, t = 31 - shift); reserved bytes 0. The one place the emitter writes this layout.
+/// Append one vec.rq requantization table (vnpu/params.hpp) to `out`: the header (zp, lo, hi, rounding R) and one
+/// entry per channel c < channels with bias(c) and the multiplier mult(c). The one place the emitter writes it.
 template <numeric::RoundingMode R, class Bias, class Mult>
 void append_rq_table(std::vector<std::uint8_t>& out, std::int32_t zp, std::int32_t lo, std::int32_t hi,
                      std::int64_t channels, Bias&& bias, Mult&& mult) {
     const std::size_t at = out.size();
-    out.resize(at + 16 + 16 * static_cast<std::size_t>(channels), 0);
-    const auto put32 = [&](std::size_t k, std::int32_t v) { std::memcpy(&out[k], &v, 4); };
-    put32(at, zp);
-    put32(at + 4, lo);
-    put32(at + 8, hi);
-    put32(at + 12, rounding_code<R>());
+    out.resize(at + static_cast<std::size_t>(vnpu::rq_table_bytes(channels)), 0);
+    const std::span<std::uint8_t> bytes(out);
+    vnpu::encode(vnpu::rq_header_layout, vnpu::RqHeader{zp, lo, hi, rounding_code<R>()},
+                 bytes.subspan(at, vnpu::rq_header_layout.size));
     for (std::int64_t c = 0; c < channels; ++c) {
-        const std::size_t e = at + 16 + 16 * static_cast<std::size_t>(c);
         const numeric::QuantizedMultiplier q = mult(c);
-        put32(e, bias(c));
-        put32(e + 4, q.multiplier);
-        out[e + 8] = static_cast<std::uint8_t>(31 - q.shift);
+        const std::size_t entry = at + static_cast<std::size_t>(vnpu::rq_table_bytes(c));
+        vnpu::encode(vnpu::rq_channel_layout, vnpu::RqChannel{bias(c), q.multiplier, vnpu::stored_right_shift(q)},
+                     bytes.subspan(entry, vnpu::rq_channel_layout.size));
     }
 }
 

@@ -15,8 +15,9 @@
 //     the reader (Source); its content rules (`ar.require`) are in the same function, so the writer refuses exactly
 //     what the reader refuses. Field offsets the reader reports are measured from those functions (Locate).
 //   - Toolchain identity (seed D3): the header carries the Janus version and isa_hash(), a hash of the whole vnpu
-//     instruction table. A package with another hash is refused (rule package-toolchain) unless the caller turns the
-//     check off (ReadOptions::check_toolchain; `inspect` does, and reports the mismatch).
+//     instruction table and parameter-table layouts. A package with another hash is refused (rule
+//     package-toolchain) unless the caller turns the check off (ReadOptions::check_toolchain; `inspect` does, and
+//     reports the mismatch).
 //   - Buffer kinds (seed C5): inputs and final outputs are I/O descriptors placed in the input / output regions;
 //     persistent state (kept across runs, zeroed once at load) and scratch (no contents promised between runs) are
 //     buffers of the scratch region, and state never shares a byte with anything; constants (weights, bias, LUTs,
@@ -42,15 +43,19 @@
 #include <janus/package/checksum.hpp>
 #include <janus/version.hpp>
 #include <janus/vnpu/isa.hpp>
+#include <janus/vnpu/params.hpp>
 
 namespace janus::package {
 
 // ============================================================================================ toolchain identity
 
 /// FNV-1a 64 over every row of `table`: mnemonic, opcode, unit, each operand field (name, lo, width, kind, scale),
-/// the fixed bits (lo, width, value), sem, cost and func. Any change to an encoding or to what a row executes
-/// changes the hash; the `semantics` sentence (documentation) does not enter it.
-constexpr std::uint64_t isa_hash(std::span<const vnpu::InstrInfo> table) {
+/// the fixed bits (lo, width, value), sem, cost and func; then over each parameter-table layout of vnpu/params.hpp:
+/// its name, fault rule, size, field count, each field (name, offset, width, kind, min, max) and its cross-field
+/// rule. Any change to an encoding, to a table layout or to what a row executes changes the hash; the `semantics`
+/// sentence and a field's `meaning` (documentation) do not enter it. `layouts...` replace the build's layouts (tests).
+template <class... Layouts>
+constexpr std::uint64_t isa_hash(std::span<const vnpu::InstrInfo> table, const Layouts&... layouts) {
     Fnv1a64 f;
     f.text("janus-vnpu-isa").integer(table.size());
     for (const vnpu::InstrInfo& r : table) {
@@ -64,6 +69,16 @@ constexpr std::uint64_t isa_hash(std::span<const vnpu::InstrInfo> table) {
         f.integer(static_cast<std::uint64_t>(r.sem)).integer(static_cast<std::uint64_t>(r.cost));
         f.integer(static_cast<std::uint64_t>(r.func));
     }
+    const auto layout = [&](const auto& l) {
+        f.text(l.name).text(l.fault).integer(l.size).integer(l.fields.size());
+        for (const auto& x : l.fields) {
+            f.text(x.name).integer(x.offset).integer(x.width).integer(static_cast<std::uint64_t>(x.kind));
+            f.integer(static_cast<std::uint64_t>(x.min)).integer(static_cast<std::uint64_t>(x.max));
+        }
+        f.text(l.consistent_text);
+    };
+    if constexpr (sizeof...(Layouts) == 0) vnpu::for_each_param_layout(layout);
+    else (layout(layouts), ...);
     return f.value();
 }
 /// The hash of this build's vnpu::instruction_table.
@@ -725,9 +740,10 @@ inline std::string buffer_size_rule(BufferKind k) {
         case BufferKind::lut:
             return "a positive multiple of 256 (256-byte tables)";
         case BufferKind::rq_table:
-            return "16 + 16 x channels, channels >= 1";
+            return std::to_string(vnpu::rq_header_layout.size) + " + " + std::to_string(vnpu::rq_channel_layout.size) +
+                   " x channels, channels >= 1";
         case BufferKind::ew_table:
-            return "48 (one vec.ew parameter block)";
+            return std::to_string(vnpu::ew_layout.size) + " (one vec.ew parameter block)";
         default:
             return "positive";
     }
@@ -738,10 +754,11 @@ constexpr bool buffer_size_ok(BufferKind k, std::uint64_t n) {
             return n > 0 && n % 4 == 0;
         case BufferKind::lut:
             return n > 0 && n % 256 == 0;
-        case BufferKind::rq_table:
-            return n >= 32 && n % 16 == 0;
+        case BufferKind::rq_table:  // vnpu/params.hpp
+            return n >= static_cast<std::uint64_t>(vnpu::rq_table_bytes(1)) &&
+                   (n - vnpu::rq_header_layout.size) % vnpu::rq_channel_layout.size == 0;
         case BufferKind::ew_table:
-            return n == 48;
+            return n == vnpu::ew_layout.size;
         default:
             return n > 0;
     }

@@ -20,8 +20,9 @@
 // non-zero reserved bits and clear-flag event bits, and for every word decode() accepts, encode(decode(w)) == w.
 // Errors name the input ("word 12" / the mnemonic), the field and the rule.
 //
-// Each row also names what the simulator executes (`sem`, vnpu/sim/simulator.hpp) and how its cycles count (`cost`); the
-// reference in docs/vnpu.md is generated from the rows (vnpu/reference.hpp).
+// Each row also names what the simulator executes (`sem`, vnpu/sim/simulator.hpp, whose element math is the plain code
+// of vnpu/semantics.hpp) and how its cycles count (`cost`); the reference in docs/vnpu.md is generated from the rows
+// (vnpu/reference.hpp). The parameter tables vec.rq and vec.ew read are described in vnpu/params.hpp.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -146,7 +147,7 @@ constexpr InstrInfo alu(std::string_view m, int func, std::string_view text) {
     return row(m, 4, Unit::seq, {reg("rd", 40), reg("rs1", 36), reg("rs2", 32)}, text,
                {Sem::alu, Cost::seq, func_bits(44, 4, func), func});
 }
-/// VEC.EW functions, in the order of expr::BinOp's quantized rules (ops/binary.hpp).
+/// VEC.EW functions: add 0, sub 1, mul 2, min 3, max 4 (semantics::EwFunc, vnpu/semantics.hpp).
 constexpr InstrInfo vec_ew(std::string_view m, int func, std::string_view text) {
     return row(m, 21, Unit::vec, {reg("rd", 40), reg("ra", 36), reg("rb", 32), reg("rp", 28), elems("n")}, text,
                {Sem::vec_ew, Cost::vec, func_bits(44, 4, func), func});
@@ -215,11 +216,12 @@ inline constexpr std::array instruction_table = {
                 "dst[rd + r*C + c] = sat8(clamp(rq(ACC[rs + 4(r*C + c)] + bias[c], M[c]) + zp, lo, hi)), C = channels;\n"
                 "rq rounds as the table header says (round_double, round_single or round_half_even); parameters from the table at rp.",
                 {Sem::vec_rq, Cost::vec}),
-    detail::vec_ew("vec.ew.add", 0, "dst[i] = Add's quantized rule on a[i], b[i] (ops/binary.hpp), rounding and parameters from the block at rp."),
-    detail::vec_ew("vec.ew.sub", 1, "dst[i] = Sub's quantized rule on a[i], b[i]."),
-    detail::vec_ew("vec.ew.mul", 2, "dst[i] = Mul's quantized rule on a[i], b[i]."),
-    detail::vec_ew("vec.ew.min", 3, "dst[i] = Min's quantized rule on a[i], b[i] (both rescaled to the output, then min)."),
-    detail::vec_ew("vec.ew.max", 4, "dst[i] = Max's quantized rule on a[i], b[i]."),
+    detail::vec_ew("vec.ew.add", 0, "dst[i] = sat8(rq(clamp(rq(a' << ls, M_a) + rq(b' << ls, M_b), -L, L), M_out) + zp_out), a' = a[i] - zp_a,\n"
+                                    "b' = b[i] - zp_b, L = acc_limit, for i < n; rounding and parameters from the block at rp."),
+    detail::vec_ew("vec.ew.sub", 1, "As vec.ew.add with rq(a' << ls, M_a) - rq(b' << ls, M_b)."),
+    detail::vec_ew("vec.ew.mul", 2, "dst[i] = sat8(rq(clamp(a' * b', -L, L), M_out) + zp_out), a', b', L as in vec.ew.add."),
+    detail::vec_ew("vec.ew.min", 3, "dst[i] = sat8(min(rq(a', M_a), rq(b', M_b)) + zp_out): both rescaled to the output, then min."),
+    detail::vec_ew("vec.ew.max", 4, "dst[i] = sat8(max(rq(a', M_a), rq(b', M_b)) + zp_out)."),
     detail::row("vec.acc", 22, Unit::vec, {detail::reg("acc", 44), detail::reg("rx", 40), detail::simm("zp", 16, 9), detail::elems("n")},
                 "ACC[acc + 4i] += x[rx + i] - zp for i < n (32-bit wrap-around): pooling sums and reductions.",
                 {Sem::vec_acc, Cost::vec}),
@@ -233,19 +235,19 @@ inline constexpr std::array instruction_table = {
                 "dst[rd + i] = min(a[ra + i], b[rb + i]), int8, for i < n.",
                 {Sem::vec_minmax, Cost::vec, detail::func_bits(47, 1, 1), 1}),
     detail::vec_i32("vec.shl32", 0, {detail::reg("rd", 40), detail::reg("rs", 36), detail::uimm("shift", 16, 5), detail::elems("n")},
-                    "ACC[rd + 4i] = ACC[rs + 4i] << shift for i < n (32-bit wrap-around; expr::shl)."),
+                    "ACC[rd + 4i] = ACC[rs + 4i] << shift for i < n (32-bit wrap-around)."),
     detail::vec_i32("vec.rshr32", 1, {detail::reg("rd", 40), detail::reg("rs", 36), detail::uimm("shift", 16, 5), detail::elems("n")},
-                    "ACC[rd + 4i] = round(ACC[rs + 4i] / 2^shift), ties away from zero (expr::rshift), for i < n."),
+                    "ACC[rd + 4i] = round(ACC[rs + 4i] / 2^shift), ties away from zero (numeric::rounding_divide_by_pot), for i < n."),
     detail::vec_i32("vec.abs32", 2, {detail::reg("rd", 40), detail::reg("rs", 36), detail::elems("n")},
-                    "ACC[rd + 4i] = |ACC[rs + 4i]| for i < n (|INT32_MIN| wraps to INT32_MIN; expr::abs)."),
+                    "ACC[rd + 4i] = |ACC[rs + 4i]| for i < n (|INT32_MIN| wraps to INT32_MIN)."),
     detail::vec_i32("vec.add32", 3, {detail::reg("rd", 40), detail::reg("ra", 36), detail::reg("rb", 32), detail::elems("n")},
                     "ACC[rd + 4i] = ACC[ra + 4i] + ACC[rb + 4i] for i < n (32-bit wrap-around): joins partial sums."),
     detail::row("vec.sel", 26, Unit::vec, {detail::reg("rd", 40), detail::reg("rc", 36), detail::reg("ra", 32), detail::reg("rb", 28), detail::elems("n")},
-                "dst[rd + i] = c[rc + i] != 0 ? a[ra + i] : b[rb + i], int8, for i < n (expr::select; Where on one scale).",
+                "dst[rd + i] = c[rc + i] != 0 ? a[ra + i] : b[rb + i], int8, for i < n (Where on one scale).",
                 {Sem::vec_sel, Cost::vec}),
     // ---- LUT
     detail::row("lut.apply", 28, Unit::lut, {detail::reg("rd", 44), detail::reg("rs", 40), detail::uimm("table", 36, 2), detail::elems("n")},
-                "dst[rd + i] = T[x + 128] for x = src[rs + i], i < n; T is LUT RAM table `table` (expr::lut's indexing).",
+                "dst[rd + i] = T[x + 128] for x = src[rs + i], i < n; T is LUT RAM table `table`.",
                 {Sem::lut_apply, Cost::lut}),
 };
 // clang-format on

@@ -1,20 +1,26 @@
 #pragma once
-// The instruction reference of docs/vnpu.md, generated from the instruction table (vnpu/isa.hpp): per row its
-// syntax, encoding (every field's bits, kind and range, the fixed bits), semantics, unit and cycle cost. The doc
-// holds this text between the markers below; tests/vnpu/reference.cpp fails when the two differ, and
-// `janusc isa-doc --update docs/vnpu.md` rewrites the block. No field layout is written by hand anywhere else.
+// The generated parts of docs/vnpu.md: the instruction reference, from the instruction table (vnpu/isa.hpp: per row
+// its syntax, encoding, semantics, unit and cycle cost), and the parameter tables, from the layouts of
+// vnpu/params.hpp (per field its bytes, type, valid values and meaning). The doc holds each between its markers;
+// tests/vnpu/reference.cpp fails when they differ, and `janusc isa-doc --update docs/vnpu.md` rewrites both blocks.
+// No field layout is written by hand anywhere else.
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <string_view>
 
 #include <janus/core/error.hpp>
 #include <janus/vnpu/isa.hpp>
+#include <janus/vnpu/params.hpp>
 
 namespace janus::vnpu {
 
 inline constexpr std::string_view reference_begin =
     "<!-- BEGIN GENERATED instruction reference (janusc isa-doc --update docs/vnpu.md); do not edit -->";
 inline constexpr std::string_view reference_end = "<!-- END GENERATED instruction reference -->";
+inline constexpr std::string_view params_begin =
+    "<!-- BEGIN GENERATED parameter tables (janusc isa-doc --update docs/vnpu.md); do not edit -->";
+inline constexpr std::string_view params_end = "<!-- END GENERATED parameter tables -->";
 
 namespace ref_detail {
 inline std::string bits(int hi, int lo) {
@@ -94,18 +100,60 @@ inline std::string instruction_reference() {
     return s;
 }
 
-/// Replace the generated block of `doc` (markers included) with instruction_reference(). Errors name `what` and
-/// the missing marker.
-inline Result<std::string> splice_reference(std::string_view doc, const std::string& what) {
-    const auto b = doc.find(reference_begin);
-    const auto e = doc.find(reference_end);
+/// The generated parameter-table description, markers included, ending in a newline.
+inline std::string param_reference() {
+    std::string s(params_begin);
+    s += "\n";
+    for_each_param_layout([&](const auto& l) {
+        s += "\n**" + std::string(l.name) + "** (" + std::string(l.placement) + "): " + std::to_string(l.size) +
+             " bytes, little endian; a malformed one is fault `" + std::string(l.fault) + "`.\n\n";
+        s += "| bytes | field | type | valid values | meaning |\n|---|---|---|---|---|\n";
+        for (const auto& f : l.fields) {
+            const std::string bytes = f.width == 1 ? std::to_string(f.offset)
+                                                   : std::to_string(f.offset) + ".." +
+                                                         std::to_string(f.offset + f.width - 1);
+            std::string type = f.kind == ParamKind::reserved ? "-" : f.width == 4 ? "int32" : "uint8";
+            std::string valid;
+            switch (f.kind) {
+                case ParamKind::reserved: valid = "0"; break;
+                case ParamKind::multiplier: valid = "0, or 2^30 .. 2^31 - 1"; break;
+                case ParamKind::right_shift: valid = "1..62; 31 when the multiplier is 0"; break;
+                default:
+                    valid = f.min == std::numeric_limits<std::int32_t>::min() &&
+                                    f.max == std::numeric_limits<std::int32_t>::max()
+                                ? "any"
+                                : std::to_string(f.min) + ".." + std::to_string(f.max);
+            }
+            s += "| " + bytes + " | " + std::string(f.name) + " | " + type + " | " + valid + " | " +
+                 std::string(f.meaning) + " |\n";
+        }
+        if (!l.consistent_text.empty()) s += "\nCross-field rule: " + std::string(l.consistent_text) + ".\n";
+    });
+    s += "\n" + std::string(params_end) + "\n";
+    return s;
+}
+
+namespace ref_detail {
+/// Replace the block between `begin` and `end` (markers included) with `text`.
+inline Result<std::string> splice(std::string_view doc, std::string_view begin, std::string_view end,
+                                  const std::string& text, const std::string& what) {
+    const auto b = doc.find(begin);
+    const auto e = doc.find(end);
     if (b == std::string_view::npos || e == std::string_view::npos || e < b)
         return make_error(what, "", "reference-markers",
-                          "the document needs the line '" + std::string(reference_begin) + "' followed later by '" +
-                              std::string(reference_end) + "'");
-    auto after = e + reference_end.size();
+                          "the document needs the line '" + std::string(begin) + "' followed later by '" +
+                              std::string(end) + "'");
+    auto after = e + end.size();
     if (after < doc.size() && doc[after] == '\n') ++after;
-    return std::string(doc.substr(0, b)) + instruction_reference() + std::string(doc.substr(after));
+    return std::string(doc.substr(0, b)) + text + std::string(doc.substr(after));
+}
+}  // namespace ref_detail
+
+/// Replace both generated blocks of `doc` (markers included) with instruction_reference() and param_reference().
+/// Errors name `what` and the missing marker.
+inline Result<std::string> splice_reference(std::string_view doc, const std::string& what) {
+    JANUS_TRY(std::string once, ref_detail::splice(doc, reference_begin, reference_end, instruction_reference(), what));
+    return ref_detail::splice(once, params_begin, params_end, param_reference(), what);
 }
 
 }  // namespace janus::vnpu

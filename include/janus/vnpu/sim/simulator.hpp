@@ -7,9 +7,9 @@
 //   counts, the races found, and the fault that stopped the run (if any). The run is deterministic: the same
 //   program, machine contents and options give the same report and the same memory bytes, every time.
 // Semantics: each row of the instruction table names its semantic function (`Sem`); execute() below has one case per
-//   Sem and the compiler checks the switch is complete (-Wswitch). Element math is written with the expression
-//   primitives of ops/expr.hpp (requantization, the elementwise rules of ops/binary.hpp, table lookup), and the MAC
-//   array runs on the blocked GEMM engine of ops/gemm.hpp: the same code as the host reference kernels.
+//   Sem and the compiler checks the switch is complete (-Wswitch). Element math is the plain scalar code of
+//   vnpu/semantics.hpp and parameter tables are read by vnpu/params.hpp; nothing here shares code with the host
+//   kernels of ops/ (tests/emit/isa_three_way.cpp compares the two).
 // Scheduling (the timing model of docs/vnpu.md): SEQ executes one instruction per cycle; it dispatches the others in
 //   program order to their unit's queue (depth 8; SEQ stalls on a full queue). A unit starts its queue's head when
 //   the head's wait event is > 0 (it decrements it), runs it for its cost, then applies its effects and signals.
@@ -38,11 +38,9 @@
 #include <tuple>
 #include <vector>
 
-#include <janus/numeric/rounding.hpp>
-#include <janus/ops/binary.hpp>
-#include <janus/ops/expr.hpp>
-#include <janus/ops/gemm.hpp>
 #include <janus/vnpu/isa.hpp>
+#include <janus/vnpu/params.hpp>
+#include <janus/vnpu/semantics.hpp>
 #include <janus/vnpu/sim/machine.hpp>
 
 namespace janus::vnpu::sim {
@@ -133,34 +131,6 @@ struct Work {
 };
 
 namespace detail {
-
-using expr::BatchArgs;
-using expr::lanes;
-static_assert(16 % lanes == 0, "VEC element counts are multiples of 16: a batch must divide 16");
-
-/// Evaluate an element expression over n elements (a multiple of 16) of typed arrays: out[i] = e(in...[i]), channel
-/// = i mod channels (channels 0: always 0). The batch path of ops/expr.hpp, bit-identical to its scalar path.
-template <class Out, class E, class... In>
-void eval_elements(const E& e, std::int64_t n, std::int64_t channels, Out* out, const In*... in) {
-    alignas(64) std::array<std::int32_t, lanes> tmp{};
-    alignas(64) std::array<std::int32_t, lanes> ch{};
-    BatchArgs a;
-    for (std::int64_t i = 0; i < n; i += static_cast<std::int64_t>(lanes)) {
-        int k = 0;
-        const auto load = [&](const auto* p) {
-            for (std::size_t l = 0; l < lanes; ++l) tmp[l] = static_cast<std::int32_t>(p[i + static_cast<std::int64_t>(l)]);
-            a.i[static_cast<std::size_t>(k++)] = xsimd::batch<std::int32_t, expr::arch>::load_aligned(tmp.data());
-        };
-        (load(in), ...);
-        if (channels > 0) {
-            for (std::size_t l = 0; l < lanes; ++l)
-                ch[l] = static_cast<std::int32_t>((i + static_cast<std::int64_t>(l)) % channels);
-            a.channel = xsimd::batch<std::int32_t, expr::arch>::load_aligned(ch.data());
-        }
-        e.eval(a).store_aligned(tmp.data());
-        for (std::size_t l = 0; l < lanes; ++l) out[i + static_cast<std::int64_t>(l)] = static_cast<Out>(tmp[l]);
-    }
-}
 
 inline std::int32_t load_i32(const std::uint8_t* p) {
     std::int32_t v;
@@ -346,129 +316,77 @@ private:
         const std::int64_t M = mac_.m, K = mac_.k, N = mac_.n;
         const auto zp = static_cast<std::int32_t>(w["zp"]);
         const bool accumulate = w.in->info->func == 1;
-        a32_.resize(static_cast<std::size_t>(M * K));
-        for (std::int64_t i = 0; i < M; ++i) {
-            const std::uint8_t* a = local(w, w["ra"] + i * mac_.a_stride, K, false, "ra", lmem_only);
-            if (!a) return;
-            for (std::int64_t k = 0; k < K; ++k)
-                a32_[static_cast<std::size_t>(i * K + k)] = static_cast<std::int8_t>(a[k]) - zp;
-        }
+        for (std::int64_t i = 0; i < M; ++i)  // every row of A is checked (and recorded)
+            if (!local(w, w["ra"] + i * mac_.a_stride, K, false, "ra", lmem_only)) return;
         const std::uint8_t* b = local(w, w["rb"], K * N, false, "rb", lmem_only);
         if (!b) return;
         std::uint8_t* c = nullptr;
         if (accumulate && !local(w, w["acc"], 4 * M * N, false, "acc", acc_only)) return;
         if (!(c = local(w, w["acc"], 4 * M * N, true, "acc", acc_only))) return;
-        ops::gemm::pack_panels(reinterpret_cast<const std::int8_t*>(b), K, N, N, ops::gemm::Storage::i8, panels_);
+        const std::uint8_t* a = m_.bytes(Space::lmem).data() + (w["ra"] - static_cast<std::int64_t>(lmem_base));
         c32_.resize(static_cast<std::size_t>(M * N));
-        ops::gemm::run<std::int32_t>(M, a32_.data(), K, panels_, 0, N, c32_.data(), N, nullptr, nullptr);
-        if (accumulate)
-            for (std::size_t i = 0; i < c32_.size(); ++i)
-                c32_[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(c32_[i]) +
-                                                    static_cast<std::uint32_t>(detail::load_i32(c + 4 * i)));
+        if (accumulate) std::memcpy(c32_.data(), c, c32_.size() * 4);
+        semantics::mac_mm(reinterpret_cast<const std::int8_t*>(a), mac_.a_stride, zp,
+                          reinterpret_cast<const std::int8_t*>(b), M, K, N, c32_.data(), accumulate);
         std::memcpy(c, c32_.data(), c32_.size() * 4);
         rep_.macs += static_cast<std::uint64_t>(M * K * N);
     }
 
-    /// Parse one QuantizedMultiplier stored as (int32 multiplier, total right shift t = 31 - shift).
-    bool multiplier(const Work& w, std::int32_t mult, std::int64_t t, const std::string& where,
-                    numeric::QuantizedMultiplier& out) {
-        out = {mult, static_cast<std::int32_t>(31 - t)};
-        if (t < 1 || t > 62 || !numeric::is_valid(out)) {
-            fault(w.pc, w.in->info->sem == Sem::vec_rq ? "rq-table" : "ew-table",
-                  where + ": (multiplier " + std::to_string(mult) + ", right shift " + std::to_string(t) +
-                      ") is not a valid multiplier (0 with t = 31, or [2^30, 2^31) with t in 1..62)");
-            return false;
-        }
-        return true;
+    /// Decode one parameter table at p (rule: the layout's fault), or fault and return nothing.
+    template <class S, std::size_t N>
+    std::optional<S> table(const Work& w, const ParamLayout<S, N>& l, const std::uint8_t* p, const std::string& where) {
+        auto r = decode(l, std::span<const std::uint8_t>(p, l.size), "table", where);
+        if (!r.ok()) return fault(w.pc, r.error().rule, r.error().detail), std::nullopt;
+        return *r;
     }
 
     void vec_rq(const Work& w) {
         const std::int64_t C = w["channels"], R = w["rows"];
-        const std::uint8_t* p = local(w, w["rp"], 16 + 16 * C, false, "rp", lmem_only);
+        const std::uint8_t* p = local(w, w["rp"], rq_table_bytes(C), false, "rp", lmem_only);
         if (!p) return;
-        const std::int32_t zp = detail::load_i32(p), lo = detail::load_i32(p + 4), hi = detail::load_i32(p + 8);
-        const std::int32_t mode = detail::load_i32(p + 12);
-        if (lo > hi || lo < -128 || hi > 127 || !valid_rounding(mode))
-            return fault(w.pc, "rq-table",
-                         "header (zp " + std::to_string(zp) + ", min " + std::to_string(lo) + ", max " +
-                             std::to_string(hi) + ", rounding " + std::to_string(mode) +
-                             "): min <= max must lie in [-128, 127] and the rounding be 0, 1 or 2");
-        bias_.resize(static_cast<std::size_t>(C));
-        mults_.resize(static_cast<std::size_t>(C));
+        const auto h = table(w, rq_header_layout, p, "header");
+        if (!h) return;
+        channels_.resize(static_cast<std::size_t>(C));
         for (std::int64_t c = 0; c < C; ++c) {
-            const std::uint8_t* e = p + 16 + 16 * c;
-            for (int b = 9; b < 16; ++b)
-                if (e[b] != 0)
-                    return fault(w.pc, "rq-table",
-                                 "channel " + std::to_string(c) + ": reserved byte " + std::to_string(b) + " is " +
-                                     std::to_string(e[b]) + ", must be 0");
-            bias_[static_cast<std::size_t>(c)] = detail::load_i32(e);
-            if (!multiplier(w, detail::load_i32(e + 4), e[8], "channel " + std::to_string(c),
-                            mults_[static_cast<std::size_t>(c)]))
-                return;
+            const auto e = table(w, rq_channel_layout, p + rq_header_layout.size + rq_channel_layout.size * c,
+                                 "channel " + std::to_string(c));
+            if (!e) return;
+            channels_[static_cast<std::size_t>(c)] = *e;
         }
         const std::uint8_t* src = local(w, w["rs"], 4 * R * C, false, "rs", acc_only);
         if (!src) return;
         std::uint8_t* dst = local(w, w["rd"], R * C, true, "rd", lmem_only);
         if (!dst) return;
-        i32_.resize(static_cast<std::size_t>(R * C));
-        std::memcpy(i32_.data(), src, i32_.size() * 4);
-        with_rounding(mode, [&](auto rounding) {
-            using namespace expr;
-            const auto e = sat<std::int8_t>(clamp(
-                add(rq<decltype(rounding)>(add(In<0, std::int32_t>{}, chan<std::int32_t>(bias_)),
-                                           std::span<const numeric::QuantizedMultiplier>(mults_)),
-                    cst(zp)),
-                lo, hi));
-            detail::eval_elements(e, R * C, C, reinterpret_cast<std::int8_t*>(dst), i32_.data());
+        i8_.resize(static_cast<std::size_t>(R * C));
+        with_rounding(h->rounding, [&](auto rounding) {
+            using Rd = decltype(rounding);
+            for (std::int64_t r = 0; r < R; ++r)
+                for (std::int64_t c = 0; c < C; ++c) {
+                    const std::int64_t i = r * C + c;
+                    i8_[static_cast<std::size_t>(i)] = semantics::requantize<Rd>(
+                        detail::load_i32(src + 4 * i), *h, channels_[static_cast<std::size_t>(c)]);
+                }
         });
-    }
-
-    /// Rounding modes of the parameter tables: 0 round_double, 1 round_single, 2 round_half_even.
-    static bool valid_rounding(std::int32_t mode) { return mode >= 0 && mode <= 2; }
-    template <class F>
-    static void with_rounding(std::int32_t mode, F&& f) {
-        if (mode == 0) f(numeric::round_double{});
-        else if (mode == 1) f(numeric::round_single{});
-        else f(numeric::round_half_even{});
+        std::memcpy(dst, i8_.data(), i8_.size());
     }
 
     void vec_ew(const Work& w) {
-        const std::uint8_t* p = local(w, w["rp"], 48, false, "rp", lmem_only);
+        const std::uint8_t* p = local(w, w["rp"], ew_layout.size, false, "rp", lmem_only);
         if (!p) return;
-        const auto word = [&](int k) { return detail::load_i32(p + 4 * k); };
-        ops::BinaryQuantPlan plan;
-        plan.zp_a = word(0), plan.zp_b = word(1), plan.zp_out = word(2), plan.left_shift = word(3);
-        const std::int32_t mode = word(11);
-        if (plan.left_shift < 0 || plan.left_shift > 30 || !valid_rounding(mode))
-            return fault(w.pc, "ew-table",
-                         "left shift " + std::to_string(plan.left_shift) + " must be in 0..30 and the rounding (word 11) " +
-                             std::to_string(mode) + " be 0, 1 or 2");
-        if (!multiplier(w, word(4), word(5), "input a", plan.m_a) || !multiplier(w, word(6), word(7), "input b", plan.m_b) ||
-            !multiplier(w, word(8), word(9), "output", plan.m_out))
-            return;
-        plan.acc_limit = word(10);
-        const auto go = [&](auto kind) {
-            constexpr expr::BinOp K = decltype(kind)::value;
-            with_rounding(mode, [&](auto rounding) {
-                int8_map(w, std::array{"ra", "rb"},
-                         ops::binary_quant_expr<K, decltype(rounding), std::int8_t, std::int8_t>(plan));
-            });
-        };
-        using BO = expr::BinOp;
-        switch (w.in->info->func) {
-            case 0: go(std::integral_constant<BO, BO::add>{}); break;
-            case 1: go(std::integral_constant<BO, BO::sub>{}); break;
-            case 2: go(std::integral_constant<BO, BO::mul>{}); break;
-            case 3: go(std::integral_constant<BO, BO::min>{}); break;
-            default: go(std::integral_constant<BO, BO::max>{}); break;
-        }
+        const auto params = table(w, ew_layout, p, "");
+        if (!params) return;
+        semantics::with_ew_func(w.in->info->func, params->rounding, [&](auto f, auto r) {
+            constexpr semantics::EwFunc F = decltype(f)::value;
+            using Rd = decltype(r);
+            int8_map(w, std::array{"ra", "rb"},
+                     [&](std::int8_t a, std::int8_t b) { return semantics::elementwise<F, Rd>(a, b, *params); });
+        });
     }
 
-    /// dst[rd + i] = e(operands...) over n int8 lanes of LMEM. The operands named in `names` are read (and
+    /// dst[rd + i] = f(operands...[i]) over n int8 lanes of LMEM. The operands named in `names` are read (and
     /// recorded) in that order before rd is written; they may alias it (the result goes through a buffer first).
-    template <std::size_t K, class E>
-    void int8_map(const Work& w, const std::array<const char*, K>& names, const E& e) {
+    template <std::size_t K, class F>
+    void int8_map(const Work& w, const std::array<const char*, K>& names, const F& f) {
         const std::int64_t n = w["n"];
         std::array<const std::int8_t*, K> in{};
         for (std::size_t k = 0; k < K; ++k)
@@ -477,19 +395,18 @@ private:
         auto* d = reinterpret_cast<std::int8_t*>(local(w, w["rd"], n, true, "rd", lmem_only));
         if (!d) return;
         i8_.resize(static_cast<std::size_t>(n));
-        std::apply([&](const auto*... p) { detail::eval_elements(e, n, 0, i8_.data(), p...); }, in);
+        for (std::int64_t i = 0; i < n; ++i)
+            i8_[static_cast<std::size_t>(i)] = std::apply([&](const auto*... p) { return f(p[i]...); }, in);
         std::memcpy(d, i8_.data(), static_cast<std::size_t>(n));
     }
 
     void vec_simple(const Work& w) {
-        using namespace expr;
         const std::int64_t n = w["n"];
         const Sem sem = w.in->info->sem;
         if (sem == Sem::vec_minmax) {
-            const auto x = widen(In<0, std::int8_t>{});
-            const auto y = widen(In<1, std::int8_t>{});
-            if (w.in->info->func == 0) int8_map(w, std::array{"ra", "rb"}, sat<std::int8_t>(max(x, y)));
-            else int8_map(w, std::array{"ra", "rb"}, sat<std::int8_t>(min(x, y)));
+            const std::int64_t func = w.in->info->func;
+            int8_map(w, std::array{"ra", "rb"},
+                     [&](std::int8_t a, std::int8_t b) { return semantics::min_max(func, a, b); });
             return;
         }
         const auto zp = static_cast<std::int32_t>(w["zp"]);
@@ -503,21 +420,18 @@ private:
         if (!acc) return;
         i32_.resize(static_cast<std::size_t>(n));
         std::memcpy(i32_.data(), acc, static_cast<std::size_t>(4 * n));
-        const auto centred = sub(widen(In<1, std::int8_t>{}), cst(zp));
-        if (sem == Sem::vec_acc) {
-            detail::eval_elements(add(In<0, std::int32_t>{}, centred), n, 0, i32_.data(), i32_.data(), x);
-        } else {
-            detail::eval_elements(add(In<0, std::int32_t>{}, mul(centred, widen(In<2, std::int8_t>{}))), n, 0,
-                                  i32_.data(), i32_.data(), x, wt);
-            rep_.macs += static_cast<std::uint64_t>(n);
+        for (std::int64_t i = 0; i < n; ++i) {
+            std::int32_t& a = i32_[static_cast<std::size_t>(i)];
+            a = sem == Sem::vec_acc ? semantics::accumulate(a, x[i], zp)
+                                    : semantics::multiply_accumulate(a, x[i], zp, wt[i]);
         }
+        if (sem == Sem::vec_mac) rep_.macs += static_cast<std::uint64_t>(n);
         std::memcpy(acc, i32_.data(), static_cast<std::size_t>(4 * n));
     }
 
     /// vec.shl32 / vec.rshr32 / vec.abs32 / vec.add32: int32 ACC -> ACC. Operands are read (and recorded) before
     /// the destination is written; they may alias it.
     void vec_i32(const Work& w) {
-        using namespace expr;
         const std::int64_t n = w["n"];
         const std::int64_t func = w.in->info->func;
         const bool two = func == 3;
@@ -528,34 +442,26 @@ private:
         std::uint8_t* d = local(w, w["rd"], 4 * n, true, "rd", acc_only);
         if (!d) return;
         const auto N = static_cast<std::size_t>(n);
-        i32_.resize(2 * N);
-        std::memcpy(i32_.data(), a, 4 * N);
-        if (two) std::memcpy(i32_.data() + N, b, 4 * N);
-        const In<0, std::int32_t> x;
-        std::int32_t* out = i32_.data();
-        switch (func) {
-            case 0: detail::eval_elements(shl(x, static_cast<int>(w["shift"])), n, 0, out, i32_.data()); break;
-            case 1: detail::eval_elements(rshift(x, static_cast<int>(w["shift"])), n, 0, out, i32_.data()); break;
-            case 2: detail::eval_elements(abs(x), n, 0, out, i32_.data()); break;
-            default: detail::eval_elements(add(x, In<1, std::int32_t>{}), n, 0, out, i32_.data(), i32_.data() + N);
-        }
-        std::memcpy(d, out, 4 * N);
+        const int shift = func <= 1 ? static_cast<int>(w["shift"]) : 0;
+        i32_.resize(N);
+        for (std::size_t i = 0; i < N; ++i)
+            i32_[i] = semantics::int32_op(func, detail::load_i32(a + 4 * i), two ? detail::load_i32(b + 4 * i) : 0,
+                                          shift);
+        std::memcpy(d, i32_.data(), 4 * N);
     }
 
     void vec_sel(const Work& w) {
-        using namespace expr;
         int8_map(w, std::array{"rc", "ra", "rb"},
-                 sat<std::int8_t>(select(ne(widen(In<0, std::int8_t>{}), cst(0)), widen(In<1, std::int8_t>{}),
-                                         widen(In<2, std::int8_t>{}))));
+                 [](std::int8_t c, std::int8_t a, std::int8_t b) { return semantics::select(c, a, b); });
     }
 
     void lut_apply(const Work& w) {
         const std::uint8_t* t = local(w, static_cast<std::int64_t>(lut_base) + 256 * w["table"], 256, false, "table",
                                       1u << static_cast<int>(Space::lut));
         if (!t) return;
-        auto table = std::make_shared<expr::Table256>();
-        for (int j = 0; j < 256; ++j) table->values[static_cast<std::size_t>(j)] = static_cast<std::int8_t>(t[j]);
-        int8_map(w, std::array{"rs"}, expr::lut<std::int8_t>(expr::In<0, std::int8_t>{}, table));
+        std::array<std::uint8_t, 256> table{};  // a copy: the destination is LMEM, never LUT RAM, but stay simple
+        std::memcpy(table.data(), t, 256);
+        int8_map(w, std::array{"rs"}, [&](std::int8_t x) { return semantics::lookup(table.data(), x); });
     }
 
     // ---------------------------------------------------------------------------------------------- events
@@ -786,10 +692,9 @@ private:
     std::array<UnitState, n_units> units_;
     DmaConfig dma_;
     MacConfig mac_;
-    std::vector<std::int32_t> a32_, c32_, bias_, i32_;
+    std::vector<std::int32_t> c32_, i32_;
     std::vector<std::int8_t> i8_;
-    std::vector<numeric::QuantizedMultiplier> mults_;
-    ops::gemm::Panels panels_;
+    std::vector<RqChannel> channels_;
 };
 
 /// Run `program` on `machine` (see the header comment).

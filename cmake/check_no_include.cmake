@@ -1,0 +1,22 @@
+# cmake -DDIR=<directory> -DPATTERN=<text> -P check_no_include.cmake
+# Fails (naming every file and line) when a header under DIR contains PATTERN: `grep -r PATTERN DIR` must be empty.
+# The vnpu states its own semantics, so include/janus/vnpu must not use the host kernels of include/janus/ops.
+if(NOT DIR OR NOT PATTERN)
+  message(FATAL_ERROR "usage: cmake -DDIR=<directory> -DPATTERN=<text> -P check_no_include.cmake")
+endif()
+file(GLOB_RECURSE files "${DIR}/*")
+if(NOT files)
+  message(FATAL_ERROR "${DIR}: no files to check (a wrong DIR would make this check pass vacuously)")
+endif()
+set(found "")
+foreach(f IN LISTS files)
+  file(STRINGS "${f}" lines REGEX "${PATTERN}")
+  foreach(l IN LISTS lines)
+    string(APPEND found "\n  ${f}: ${l}")
+  endforeach()
+endforeach()
+if(found)
+  message(FATAL_ERROR "'${PATTERN}' must not appear under ${DIR}:${found}")
+endif()
+list(LENGTH files n)
+message(STATUS "${n} files under ${DIR}, none mentions '${PATTERN}'")
