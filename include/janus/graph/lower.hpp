@@ -650,6 +650,18 @@ public:
     /// One line of the lowering log: "node   node K (Op origin): how".
     void log(const std::string& how) { s_.L.log.push_back("node   " + lower_detail::node_what(s_.g, k_) + ": " + how); }
     void note(std::string line) { s_.L.log.push_back(std::move(line)); }
+    /// Everything a lowering reads, for a structured binding: `auto [g, n, what, out, ins, types, form, b] = nl.parts();`
+    struct Parts {
+        const Graph& g;
+        const Node& n;
+        const std::string& what;
+        const Value& out;
+        const std::vector<ValueId>& ins;
+        const std::vector<ops::TensorType>& types;
+        const Placement& form;
+        emit::Builder& b;
+    };
+    Parts parts() { return {graph(), node(), what(), output(), data_inputs(), types(), form(), builder()}; }
     /// An emitter's or a plan's status with the node named.
     Status named(const Status& s) const { return s.ok() ? s : Status(s.error().within(what_, "")); }
 
@@ -681,14 +693,7 @@ namespace lower_detail {
 
 /// Conv (grouped; depthwise on VEC) and ConvInteger (its int32 sums stored from ACC).
 inline Status lower_conv_node(NodeLowering& nl) {
-    const Graph& g = nl.graph();
-    const Node& n = nl.node();
-    const std::string& what = nl.what();
-    const Value& out = nl.output();
-    const std::vector<ValueId>& ins = nl.data_inputs();
-    const std::vector<ops::TensorType>& types = nl.types();
-    const Placement& form = nl.form();
-    emit::Builder& b = nl.builder();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     Status st = ok_status();
     // ConvInteger: the same kernel storing its int32 sums from ACC (ConvOptions::int32_output)
     const bool integer = n.op == "ConvInteger";
@@ -727,14 +732,7 @@ inline Status lower_conv_node(NodeLowering& nl) {
 
 /// ConvTranspose: its input zero-stuffed into a scratch image that lives for this kernel only.
 inline Status lower_conv_transpose_node(NodeLowering& nl) {
-    const Graph& g = nl.graph();
-    const Node& n = nl.node();
-    const std::string& what = nl.what();
-    const Value& out = nl.output();
-    const std::vector<ValueId>& ins = nl.data_inputs();
-    const std::vector<ops::TensorType>& types = nl.types();
-    const Placement& form = nl.form();
-    emit::Builder& b = nl.builder();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     Status st = ok_status();
     // the input zero-stuffed into a DRAM scratch image, then a Conv (emit/conv.hpp lower_conv_transpose)
     JANUS_TRY(auto a, attrs_of<ops::ConvTranspose::Attrs>(n.attrs, ops::ConvTranspose::schema, what));
@@ -761,13 +759,7 @@ inline Status lower_conv_transpose_node(NodeLowering& nl) {
 
 /// MatMul with the constant weight on the left (seed B12).
 inline Status lower_matmul_left(NodeLowering& nl) {
-    const Graph& g = nl.graph();
-    const Node& n = nl.node();
-    const std::string& what = nl.what();
-    const Value& out = nl.output();
-    const std::vector<ops::TensorType>& types = nl.types();
-    const Placement& form = nl.form();
-    emit::Builder& b = nl.builder();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     Status st = ok_status();
     // seed B12: the weight on the left, Y = W X, lowered as it stands (emit::lower_matmul_left: the rows carry
     // the scales), not rewritten into a transposed product whose names and quantization axis would move
@@ -791,14 +783,7 @@ inline Status lower_matmul_left(NodeLowering& nl) {
 
 /// MatMul with a rank-3 product: one lower_matmul kernel over the batch.
 inline Status lower_matmul_batch(NodeLowering& nl) {
-    const Graph& g = nl.graph();
-    const Node& n = nl.node();
-    const std::string& what = nl.what();
-    const Value& out = nl.output();
-    const std::vector<ValueId>& ins = nl.data_inputs();
-    const std::vector<ops::TensorType>& types = nl.types();
-    const Placement& form = nl.form();
-    emit::Builder& b = nl.builder();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     Status st = ok_status();
     // A batched MatMul (a rank-3 product, numpy broadcasting over the batch): activations [B, M, K] (a
     // stack) or [M, K] (a matrix, broadcast) times a constant weight [B, K, N] (one block per product)
@@ -828,14 +813,7 @@ inline Status lower_matmul_batch(NodeLowering& nl) {
 
 /// Gemm, MatMul and MatMulInteger with the constant weight on the right.
 inline Status lower_matmul_right(NodeLowering& nl) {
-    const Graph& g = nl.graph();
-    const Node& n = nl.node();
-    const std::string& what = nl.what();
-    const Value& out = nl.output();
-    const std::vector<ValueId>& ins = nl.data_inputs();
-    const std::vector<ops::TensorType>& types = nl.types();
-    const Placement& form = nl.form();
-    emit::Builder& b = nl.builder();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     Status st = ok_status();
     // MatMulInteger: the same kernel storing its int32 sums from ACC (MatmulOptions::int32_output)
     const bool integer = n.op == "MatMulInteger";
@@ -901,12 +879,7 @@ inline Status lower_matmul_right(NodeLowering& nl) {
 
 /// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on images.
 inline Status lower_pool_node(NodeLowering& nl) {
-    const Node& n = nl.node();
-    const std::string& what = nl.what();
-    const Value& out = nl.output();
-    const std::vector<ops::TensorType>& types = nl.types();
-    const Placement& form = nl.form();
-    emit::Builder& b = nl.builder();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     Status st = ok_status();
     if (nl.input(0).form != Placement::Form::image)
         return make_error(what, "", "lower-layout", "pooling lowers on [1, C, H, W] images");
@@ -939,6 +912,7 @@ inline Status lower_pool_node(NodeLowering& nl) {
 
 /// Add, Sub, Mul, Min, Max: operands of the output's layout, or one a [1, C, 1, 1] broadcast over the pixels.
 inline Status lower_binary_node(NodeLowering& nl) {
+    // plain references, not a structured binding: the lambdas below capture them (clang 14 cannot capture bindings)
     const Node& n = nl.node();
     const std::string& what = nl.what();
     const Value& out = nl.output();
@@ -983,12 +957,7 @@ inline Status lower_binary_node(NodeLowering& nl) {
 
 /// Requantize int8 -> int8.
 inline Status lower_requantize_node(NodeLowering& nl) {
-    const std::string& what = nl.what();
-    const Value& out = nl.output();
-    const std::vector<ValueId>& ins = nl.data_inputs();
-    const std::vector<ops::TensorType>& types = nl.types();
-    const Placement& form = nl.form();
-    emit::Builder& b = nl.builder();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     Status st = ok_status();
     if (ins.size() != 1 || !types[0].quant || !out.type.quant)
         return make_error(what, "", "lower-op", "Requantize lowers from a quantized int8 tensor to another");
@@ -1007,12 +976,7 @@ inline Status lower_requantize_node(NodeLowering& nl) {
 
 /// Data movement, reductions and Resize on the operands' physical arrays (lower_array_op).
 inline Status lower_array_node(NodeLowering& nl) {
-    const Node& n = nl.node();
-    const std::string& what = nl.what();
-    const Value& out = nl.output();
-    const std::vector<ops::TensorType>& types = nl.types();
-    const Placement& form = nl.form();
-    emit::Builder& b = nl.builder();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     Status st = ok_status();
     std::vector<PhysicalArray> xs;
     for (std::size_t i = 0; i < types.size(); ++i) {
@@ -1030,13 +994,7 @@ inline Status lower_array_node(NodeLowering& nl) {
 
 /// A unary elementwise op (Relu, Sigmoid, Clip, ...): its 256-entry table on the LUT unit.
 inline Status lower_unary_node(NodeLowering& nl) {
-    const Node& n = nl.node();
-    const std::string& what = nl.what();
-    const Value& out = nl.output();
-    const std::vector<ValueId>& ins = nl.data_inputs();
-    const std::vector<ops::TensorType>& types = nl.types();
-    const Placement& form = nl.form();
-    emit::Builder& b = nl.builder();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     Status st = ok_status();
     std::shared_ptr<const expr::Table256> table;
     if (ins.size() == 1 && types[0].quant && out.type.quant) {
@@ -1057,10 +1015,7 @@ inline Status lower_unary_node(NodeLowering& nl) {
 /// Flatten and Reshape: [1, C, H, W] -> [1, C*H*W] is a view of the NHWC bytes (no code; a MatMul reading it
 /// permutes its constant weight rows to match, seed B3); any other reshape moves data (lower_array_node).
 inline Status lower_reshape_node(NodeLowering& nl) {
-    const Graph& g = nl.graph();
-    const Placement& form = nl.form();
-    const std::vector<ValueId>& ins = nl.data_inputs();
-    const Value& out = nl.output();
+    [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
     if (ins.size() != 1 || nl.input(0).form != Placement::Form::image || form.form != Placement::Form::matrix ||
         form.h != 1 || form.c != nl.input(0).c * nl.input(0).h * nl.input(0).w ||
         out.type.quant != g.value(ins[0]).type.quant)
