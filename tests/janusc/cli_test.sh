@@ -195,6 +195,8 @@ for cmd in compile run verify; do
     has "$T/err" "[lower-op] [strict-placement]"
 done
 [ ! -e "$T/strict.jpk" ] && [ ! -e "$T/strict-out" ] && ok || fail "a --strict refusal wrote its output"
+run 2 "$J" run "$FX/qdq_softmax_head.onnx" "${sh[@]}" -o "$T/strict-out" --strict --engine ref
+has "$T/err" "--strict: error: --strict checks where the NPU engine places each node"
 # --strict passes wherever the NPU takes every quantized node
 run 0 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o "$T/strict-m.jpk" --strict
 has "$T/out" "placement: 24 of 26 nodes on the NPU"

@@ -262,6 +262,9 @@ std::size_t host_nodes(const graph::Graph& g) {
 
 int cmd_run(const RunArgs& a) {
     Phases phase(a.timings);
+    if (a.strict && a.engine != "npu")
+        return fail(make_error("--strict", "", "usage", "--strict checks where the NPU engine places each node; "
+                                                          "the reference engine runs every node on the host"));
     if (fs::path(a.model).extension() == ".jpk") {  // a compiled package: the NPU engine only
         if (a.engine != "npu" || !a.dump_ir.empty())
             return fail(make_error(a.model, "", "usage",

@@ -237,16 +237,26 @@ inline bool integer_sum(const Graph& g, const Node& n) {
     return t.dtype == DType::i32 && !t.quant;
 }
 
-/// Could the node run on the NPU: not marked host, int8 in and out, or int8 in and int32 out for ConvInteger and
-/// MatMulInteger. (The emitter may still refuse it.)
-inline bool npu_candidate(const Graph& g, const Node& n) {
-    if (n.target == Target::host || n.outputs.size() != 1) return false;
-    if (!int8_value(g.value(n.outputs[0])) && !integer_sum(g, n)) return false;
+/// Why the partition keeps node k on the host, or nothing when the NPU could take it: not marked host, int8 in and
+/// out (or int8 in and int32 out for ConvInteger and MatMulInteger), one output, a data input. (The lowering may
+/// still refuse it: host fallback.) Rules: place-outputs, place-type, place-constant, place-marked.
+inline std::optional<HostPlacement> partition_host_reason(const Graph& g, std::size_t k) {
+    const Node& n = g.nodes[k];
+    const auto type_of = [&](ValueId v) {
+        return g.value(v).name + " is " + g.value(v).type.str() + "; the NPU computes on int8 values (and int32 sums)";
+    };
+    if (n.outputs.size() != 1)
+        return HostPlacement{k, "place-outputs",
+                             "it has " + std::to_string(n.outputs.size()) + " outputs; the NPU lowers nodes of one output",
+                             false};
+    if (!int8_value(g.value(n.outputs[0])) && !integer_sum(g, n))
+        return HostPlacement{k, "place-type", "its output " + type_of(n.outputs[0]), false};
     const auto ins = data_inputs(g, n);
-    if (ins.empty()) return false;
     for (ValueId x : ins)
-        if (!int8_value(g.value(x))) return false;
-    return true;
+        if (!int8_value(g.value(x))) return HostPlacement{k, "place-type", "its input " + type_of(x), false};
+    if (ins.empty()) return HostPlacement{k, "place-constant", "it reads constants only", false};
+    if (n.target == Target::host) return HostPlacement{k, "place-marked", "the IR marks it @host", false};
+    return std::nullopt;
 }
 
 /// The placement form of a value of this shape, or an error naming the rule.
@@ -1144,7 +1154,7 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
     std::vector<bool> on_npu(g.nodes.size(), false);
     std::optional<std::size_t> first, last;
     for (std::size_t k = 0; k < g.nodes.size(); ++k)
-        if (!host[k] && npu_candidate(g, g.nodes[k])) {
+        if (!host[k] && !partition_host_reason(g, k)) {
             on_npu[k] = true;
             if (!first) first = k;
             last = k;
@@ -1432,24 +1442,6 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
     return L;
 }
 
-/// Why node k, which the partition did not give the NPU, runs on the host (quantized is false: its types are not
-/// the NPU's, or the IR says so). The same cases as npu_candidate, in its order but the mark last.
-inline HostPlacement host_reason(const Graph& g, std::size_t k) {
-    const Node& n = g.nodes[k];
-    const auto type_of = [&](ValueId v) { return g.value(v).name + " is " + g.value(v).type.str(); };
-    const std::string npu_types = "; the NPU computes on int8 values (and int32 sums)";
-    if (n.outputs.size() != 1)
-        return {k, "place-outputs",
-                "it has " + std::to_string(n.outputs.size()) + " outputs; the NPU lowers nodes of one output", false};
-    if (!int8_value(g.value(n.outputs[0])) && !integer_sum(g, n))
-        return {k, "place-type", "its output " + type_of(n.outputs[0]) + npu_types, false};
-    const auto ins = data_inputs(g, n);
-    for (ValueId x : ins)
-        if (!int8_value(g.value(x))) return {k, "place-type", "its input " + type_of(x) + npu_types, false};
-    if (ins.empty()) return {k, "place-constant", "it reads constants only", false};
-    return {k, "place-marked", "the IR marks it @host", false};  // npu_candidate's remaining case
-}
-
 }  // namespace lower_detail
 
 // Host fallback: any node the NPU cannot take runs on the host, inside the same program's segments. A node whose
@@ -1470,10 +1462,13 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
             for (const LoweredNode& n : L.npu) on_npu[n.node] = true;
             for (std::size_t k = 0; k < g.nodes.size(); ++k) {
                 if (on_npu[k]) continue;
-                if (refusal[k])
+                if (refusal[k]) {
                     L.host_placements.push_back({k, refusal[k]->rule, refusal[k]->detail, true});
-                else
-                    L.host_placements.push_back(host_reason(g, k));
+                } else {
+                    auto why = partition_host_reason(g, k);
+                    JANUS_ASSERT(why && "a node off the NPU was refused or kept by the partition");
+                    if (why) L.host_placements.push_back(std::move(*why));
+                }
             }
             L.log.insert(L.log.begin(), refusal_log.begin(), refusal_log.end());
             L.attempts = attempt;
