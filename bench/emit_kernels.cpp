@@ -75,7 +75,7 @@ vnpu::sim::Machine machine(std::int64_t inputs, std::int64_t outputs) {
 void EwAdd(benchmark::State& state) {
     const std::int64_t n = state.range(0);
     const auto plan =
-        ops::plan_binary_quant<expr::BinOp::add>(q8(0.1f, 3), q8(0.07f, -2), q8(0.15f, 1), "bench").value();
+        ops::plan_binary_quant<expr::BinOp::add>(q8(0.1f, 3), q8(0.07f, -2), q8(0.15f, 1), janus::numeric::default_rounding_mode, "bench").value();
     const double bound = std::max(3.0 * static_cast<double>(n) / 16, static_cast<double>(n) / 16);
     const std::int64_t padded = (n + 15) / 16 * 16;
     auto m = machine(2 * padded, padded);
@@ -105,7 +105,7 @@ void Matmul(benchmark::State& state) {
         {DType::i8, Shape{K, N},
          numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 1, Shape{K, N})
              .value()}};
-    const auto plan = ops::MatMul::plan(types, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}).value();
+    const auto plan = ops::MatMul::plan(types, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}, janus::numeric::default_rounding_mode).value();
     std::vector<std::int8_t> w(static_cast<std::size_t>(K * N), 5);
     const double macs = static_cast<double>(M * K * N);
     const double bytes = static_cast<double>(M * K + K * N + M * N);
@@ -174,7 +174,7 @@ void MatmulLeft(benchmark::State& state) {
          numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 0, Shape{M, K})
              .value()},
         {DType::i8, Shape{K, N}, q8(0.05f, 3)}};
-    const auto plan = ops::MatMul::plan(types, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}).value();
+    const auto plan = ops::MatMul::plan(types, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}, janus::numeric::default_rounding_mode).value();
     std::vector<std::int8_t> w(static_cast<std::size_t>(M * K), 5);
     const double bound =
         std::max(static_cast<double>(M * K * N) / 256, static_cast<double>(M * K + K * N + M * N) / 16);
@@ -193,7 +193,7 @@ void MaxPool(benchmark::State& state) {
     const ops::TensorType in{DType::i8, Shape{1, C, H, H}, q8(0.05f, 3)};
     const auto shape = ops::MaxPool::infer(std::span<const ops::TensorType>(&in, 1), a).value().shape;
     const ops::TensorType out{DType::i8, shape, q8(0.05f, 3)};
-    const auto plan = ops::MaxPool::plan(in, a, out).value();
+    const auto plan = ops::MaxPool::plan(in, a, out, janus::numeric::default_rounding_mode).value();
     const std::int64_t Ho = shape[2];
     const double bound = std::max(static_cast<double>(H * H * C + Ho * Ho * C) / 16,
                                   static_cast<double>(Ho * Ho * C * k * k) / 16 / 2);  // VEC: separable max
@@ -209,7 +209,7 @@ void GlobalAvgPool(benchmark::State& state) {
     const std::int64_t H = state.range(0), C = state.range(1);
     const ops::TensorType in{DType::i8, Shape{1, C, H, H}, q8(0.05f, 3)},
         out{DType::i8, Shape{1, C, 1, 1}, q8(0.02f, 0)};
-    const auto plan = ops::GlobalAveragePool::plan(in, {}, out).value();
+    const auto plan = ops::GlobalAveragePool::plan(in, {}, out, janus::numeric::default_rounding_mode).value();
     const double bound = static_cast<double>(H * H * C) / 16;
     auto m = machine(H * H * C, C);
     run_kernel(state, m, bound, [&](emit::Builder& b) {

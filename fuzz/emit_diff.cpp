@@ -55,7 +55,7 @@ void binary(std::int64_t n, const numeric::QuantParams (&q)[3], std::int64_t til
         ops::call<Op>({Tensor::from<std::int8_t>(Shape{n}, a, q[0]), Tensor::from<std::int8_t>(Shape{n}, c, q[1])}, {},
                       ops::TensorType{DType::i8, Shape{n}, q[2]});
     if (!host.ok()) return;  // parameters the host refuses (a ratio no multiplier holds) are not the lowering's
-    const auto plan = ops::plan_binary_quant<Kind>(q[0], q[1], q[2], "fuzz");
+    const auto plan = ops::plan_binary_quant<Kind>(q[0], q[1], q[2], janus::numeric::default_rounding_mode, "fuzz");
     check(plan.ok(), "plan");
     verify(n, {a, c}, host->template to_vector<std::int8_t>(), [&](emit::Builder& b, std::uint32_t padded) {
         return emit::lower_binary<Kind>(b, *plan, {2, 0, n}, {2, padded, n}, {3, 0, n}, {tile});
@@ -157,7 +157,7 @@ int run_matmul(const std::uint8_t* data, std::size_t size) {
     const auto host = ops::call<ops::MatMul>(
         {Tensor::from<std::int8_t>(Shape{M, K}, a, *qa), Tensor::from<std::int8_t>(Shape{K, N}, w, *qb)}, {}, out);
     if (!host.ok()) return 0;  // a problem the host refuses (no multiplier for the ratio) is not the lowering's
-    const auto plan = ops::MatMul::plan(types, out);
+    const auto plan = ops::MatMul::plan(types, out, janus::numeric::default_rounding_mode);
     check(plan.ok(), "plan");
     emit::Builder b("fuzz");
     const emit::MatmulOptions opt{16 * (at(8) % 8), at(7) % 16, {}, {}};
@@ -215,7 +215,7 @@ int run_depthwise(const std::uint8_t* data, std::size_t size) {
     const ops::TensorType out{DType::i8, Shape{1, C, Ho, Wo}, *qy};
     const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), attrs, out);
     if (!host.ok()) return 0;  // a problem the host refuses is not the lowering's
-    const auto plan = ops::plan_conv_quant(ops::type_of(ins[0]), ops::type_of(ins[1]), out, C, false, "fuzz");
+    const auto plan = ops::plan_conv_quant(ops::type_of(ins[0]), ops::type_of(ins[1]), out, C, false, janus::numeric::default_rounding_mode, "fuzz");
     check(plan.ok(), "plan");
     const emit::DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, C, Cp};
     verify_image(img, X, Y, host->to_vector<std::int8_t>(),
@@ -275,7 +275,7 @@ int run_conv(const std::uint8_t* data, std::size_t size, bool transpose) {
         const ops::TensorType out{DType::i8, shape->shape, *qy};
         const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), a, out);
         if (!host.ok()) return 0;  // a problem the host refuses is not the lowering's
-        const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, false, "fuzz");
+        const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, false, janus::numeric::default_rounding_mode, "fuzz");
         check(plan.ok(), "plan");
         const emit::DramImage Y{3, 0, out.shape[2], out.shape[3], Co, Cop};
         const emit::ConvWindow k{kh, kw, sh, sw, dh, dw, pads, G};
@@ -289,7 +289,7 @@ int run_conv(const std::uint8_t* data, std::size_t size, bool transpose) {
         const ops::TensorType out{DType::i8, shape->shape, *qy};
         const auto host = ops::call<ops::ConvTranspose>(std::span<const Tensor>(ins), a, out);
         if (!host.ok()) return 0;
-        const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, true, "fuzz");
+        const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, true, janus::numeric::default_rounding_mode, "fuzz");
         check(plan.ok(), "plan");
         const auto scratch = emit::conv_transpose_scratch(types[0], types[1], a, 1, 0);
         check(scratch.ok(), "scratch");

@@ -106,7 +106,7 @@ void pool_case(const typename Op::Attrs& a, std::int64_t C, std::int64_t H, std:
     const ops::TensorType out{DType::i8, inferred->shape, qo};
     const auto host = ops::call<Op>({tx}, a, out);
     if (!host.ok()) return;  // a problem the host refuses is not the lowering's
-    const auto plan = Op::plan(tin, a, out);
+    const auto plan = Op::plan(tin, a, out, janus::numeric::default_rounding_mode);
     check(plan.ok(), "plan");
     const emit::DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, out.shape[2], out.shape[3], C, Cp};
     verify_image(
@@ -136,11 +136,11 @@ int run_pool(const std::uint8_t* data, std::size_t size) {
     if (kind == 0) {
         auto a = window(ops::MaxPoolAttrs{});
         a.dilations = {dh, dw};
-        pool_case<ops::MaxPool>(a, C, H, W, Cp, *qi, qo, img, emit::lower_max_pool<>, budget);
+        pool_case<ops::MaxPool>(a, C, H, W, Cp, *qi, qo, img, emit::lower_max_pool, budget);
     } else if (kind == 1) {
         auto a = window(ops::AveragePoolAttrs{});
         a.count_include_pad = f >> 3 & 1;
-        pool_case<ops::AveragePool>(a, C, H, W, Cp, *qi, qo, img, emit::lower_average_pool<>, average);
+        pool_case<ops::AveragePool>(a, C, H, W, Cp, *qi, qo, img, emit::lower_average_pool, average);
     } else if (kind == 2) {
         pool_case<ops::GlobalMaxPool>(
             {}, C, H, W, Cp, *qi, qo, img,
@@ -193,7 +193,7 @@ void reduce_case(const Input& in, Lower&& lower) {
     const ops::TensorType out{DType::i8, inferred->shape, f >> 5 & 1 ? (inferred->quant ? inferred->quant : qi) : q2};
     const auto host = ops::call<Op>({tx}, a, out);
     if (!host.ok()) return;
-    const auto plan = Op::plan(tin, a, out);
+    const auto plan = Op::plan(tin, a, out, janus::numeric::default_rounding_mode);
     check(plan.ok(), "plan");
     Rows Y{3, 0, {out.shape.span().begin(), out.shape.span().end()}, 16};
     const bool inner_kept = std::find(plan->axes.begin(), plan->axes.end(), rank - 1) == plan->axes.end();
@@ -210,16 +210,16 @@ int run_reduce(const std::uint8_t* data, std::size_t size) {
     const Input in{data, size};
     switch (in.at(0) % 4) {
         case 0:
-            reduce_case<ops::ReduceSum>(in, emit::lower_reduce_sum<>);
+            reduce_case<ops::ReduceSum>(in, emit::lower_reduce_sum);
             break;
         case 1:
-            reduce_case<ops::ReduceMean>(in, emit::lower_reduce_mean<>);
+            reduce_case<ops::ReduceMean>(in, emit::lower_reduce_mean);
             break;
         case 2:
-            reduce_case<ops::ReduceMax>(in, emit::lower_reduce_max<>);
+            reduce_case<ops::ReduceMax>(in, emit::lower_reduce_max);
             break;
         default:
-            reduce_case<ops::ReduceMin>(in, emit::lower_reduce_min<>);
+            reduce_case<ops::ReduceMin>(in, emit::lower_reduce_min);
             break;
     }
     return 0;
@@ -286,7 +286,7 @@ int run_resize(const Input& in, std::int64_t C, std::int64_t Cpx, std::int64_t e
     verify_image(img, X, Y, host->to_vector<std::int8_t>(),
                  [&](emit::Builder& b) {
                      return emit::lower_resize(b, a, emit::DramArray{2, 0, {1, H, W, C}, Cpx, qx},
-                                               emit::DramArray{3, 0, {1, Ho, Wo, C}, Cpy, out.quant});
+                                               emit::DramArray{3, 0, {1, Ho, Wo, C}, Cpy, out.quant}, janus::numeric::default_rounding_mode);
                  },
                  0, {"lower-resize-mode", "lower-resize-per-axis", "lower-resize-budget"});
     return 0;
@@ -326,7 +326,7 @@ int run_movement(const std::uint8_t* data, std::size_t size) {
             }
             move_case<ops::Slice>(a, {tensor(s, qx)}, {x}, ye, qy, "slice", false,
                                   [](emit::Builder& b, const auto& at, const auto& xs, const auto& y) {
-                                      return emit::lower_slice(b, at, xs[0], y);
+                                      return emit::lower_slice(b, at, xs[0], y, janus::numeric::default_rounding_mode);
                                   });
             break;
         }
@@ -344,7 +344,7 @@ int run_movement(const std::uint8_t* data, std::size_t size) {
             if (m < rank) a.perm.push_back(rank - 1);
             move_case<ops::Transpose>(a, {tensor(s, qx)}, {x}, ye, qy, "transpose", false,
                                       [](emit::Builder& b, const auto& at, const auto& xs, const auto& y) {
-                                          return emit::lower_transpose(b, at, xs[0], y);
+                                          return emit::lower_transpose(b, at, xs[0], y, janus::numeric::default_rounding_mode);
                                       });
             break;
         }
@@ -358,7 +358,7 @@ int run_movement(const std::uint8_t* data, std::size_t size) {
             a.value = static_cast<float>(static_cast<std::int8_t>(p(9))) / 32;
             move_case<ops::Pad>(a, {tensor(s, qx)}, {x}, ye, qy, "pad", false,
                                 [](emit::Builder& b, const auto& at, const auto& xs, const auto& y) {
-                                    return emit::lower_pad(b, at, xs[0], y);
+                                    return emit::lower_pad(b, at, xs[0], y, janus::numeric::default_rounding_mode);
                                 });
             break;
         }
@@ -379,7 +379,7 @@ int run_movement(const std::uint8_t* data, std::size_t size) {
             }
             move_case<ops::Concat>(a, ts, xs, ye, qy, "concat", false,
                                    [](emit::Builder& b, const auto& at, const auto& arrays, const auto& y) {
-                                       return emit::lower_concat(b, at, arrays, y);
+                                       return emit::lower_concat(b, at, arrays, y, janus::numeric::default_rounding_mode);
                                    });
             break;
         }
@@ -396,7 +396,7 @@ int run_movement(const std::uint8_t* data, std::size_t size) {
             const Rows xr{2, 0, xs, round16(xs.back()) + xe};
             move_case<ops::Expand>(a, {tensor(xs, qx)}, {xr}, ye, qy, "expand", false,
                                    [](emit::Builder& b, const auto& at, const auto& arrays, const auto& y) {
-                                       return emit::lower_expand(b, at, arrays[0], y);
+                                       return emit::lower_expand(b, at, arrays[0], y, janus::numeric::default_rounding_mode);
                                    });
             break;
         }
@@ -423,7 +423,7 @@ int run_movement(const std::uint8_t* data, std::size_t size) {
             }
             move_case<ops::Reshape>(a, {tensor(s, qx)}, {x}, ye, qy, "reshape", p(1) & 1,
                                     [](emit::Builder& b, const auto& at, const auto& arrays, const auto& y) {
-                                        return emit::lower_reshape(b, at, arrays[0], y);
+                                        return emit::lower_reshape(b, at, arrays[0], y, janus::numeric::default_rounding_mode);
                                     });
             break;
         }

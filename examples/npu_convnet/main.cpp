@@ -98,20 +98,20 @@ int main() {
     const emit::DramMatrix F{1, 5632, 1, 32, 32}, Y{3, 0, 1, 10, 16};
     const auto tx = ops::type_of(x);
     emit::Builder b("convnet");
-    const auto p1 = need(ops::plan_conv_quant(tx, ops::type_of(w1), ops::type_of(y1), 16, false, "conv1"));
+    const auto p1 = need(ops::plan_conv_quant(tx, ops::type_of(w1), ops::type_of(y1), 16, false, janus::numeric::default_rounding_mode, "conv1"));
     need(emit::lower_conv(b, p1, X, w1.to_vector<std::int8_t>(), emit::ConvWindow{3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, 1},
                           {}, A1));
     need(emit::lower_lut(b, *ops::Relu::table(q1, q1, ops::NoAttrs{}), emit::DramTensor{1, 0, 8 * 8 * 16},
                          emit::DramTensor{1, 1024, 8 * 8 * 16}));
-    const auto p3 = need(ops::plan_conv_quant(ops::type_of(y2), ops::type_of(w2), ops::type_of(y3), 16, false, "dw"));
+    const auto p3 = need(ops::plan_conv_quant(ops::type_of(y2), ops::type_of(w2), ops::type_of(y3), 16, false, janus::numeric::default_rounding_mode, "dw"));
     need(emit::lower_depthwise(b, p3, A2, w2.to_vector<std::int8_t>(), 3, 3, {1, 1, 1, 1}, {}, A3));
-    const auto p4 = need(ops::plan_conv_quant(ops::type_of(y3), ops::type_of(w3), ops::type_of(y4), 32, false, "pw"));
+    const auto p4 = need(ops::plan_conv_quant(ops::type_of(y3), ops::type_of(w3), ops::type_of(y4), 32, false, janus::numeric::default_rounding_mode, "pw"));
     need(emit::lower_conv(b, p4, A3, w3.to_vector<std::int8_t>(), emit::ConvWindow{}, {}, A4));
-    need(emit::lower_max_pool(b, need(ops::MaxPool::plan(ops::type_of(y4), mp, ops::type_of(y5))), A4, A5));
-    need(emit::lower_global_average_pool(b, need(ops::GlobalAveragePool::plan(ops::type_of(y5), {}, ops::type_of(y6))),
+    need(emit::lower_max_pool(b, need(ops::MaxPool::plan(ops::type_of(y4), mp, ops::type_of(y5), janus::numeric::default_rounding_mode)), A4, A5));
+    need(emit::lower_global_average_pool(b, need(ops::GlobalAveragePool::plan(ops::type_of(y5), {}, ops::type_of(y6), janus::numeric::default_rounding_mode)),
                                          A5, A6));
     const ops::TensorType fc[2] = {ops::type_of(y6m), ops::type_of(w6)};
-    need(emit::lower_matmul(b, need(ops::MatMul::plan(fc, ops::type_of(y7))), F, w6.to_vector<std::int8_t>(), 32, 10,
+    need(emit::lower_matmul(b, need(ops::MatMul::plan(fc, ops::type_of(y7), janus::numeric::default_rounding_mode)), F, w6.to_vector<std::int8_t>(), 32, 10,
                             Y));
     const auto program = need(b.finish());
 

@@ -39,7 +39,7 @@ int main() {
     // regions input (a, b), scratch (the sum) and output.
     const emit::DramTensor A{2, 0, n}, B{2, static_cast<std::uint32_t>(A.padded()), n}, S{1, 0, n}, O{3, 0, n};
     emit::Builder builder("add_sigmoid");
-    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(qa, qb, qs, "Add");
+    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(qa, qb, qs, janus::numeric::default_rounding_mode, "Add");
     Status st = plan ? emit::lower_binary<expr::BinOp::add>(builder, *plan, A, B, S) : Status(plan.error());
     if (st) st = emit::lower_lut(builder, *ops::Sigmoid::table(qs, qo, ops::NoAttrs{}), S, O);
     auto program = st ? builder.finish() : Result<emit::Program>(st.error());

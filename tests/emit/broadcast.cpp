@@ -46,7 +46,7 @@ void check(std::int64_t P, std::int64_t C, bool constant, bool row_first, std::u
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
     const auto want = host->template to_vector<std::int8_t>();
     const auto plan =
-        row_first ? ops::plan_binary_quant<Kind>(qr, qx, qo, "test") : ops::plan_binary_quant<Kind>(qx, qr, qo, "test");
+        row_first ? ops::plan_binary_quant<Kind>(qr, qx, qo, janus::numeric::default_rounding_mode, "test") : ops::plan_binary_quant<Kind>(qx, qr, qo, janus::numeric::default_rounding_mode, "test");
     REQUIRE(plan.ok());
 
     Builder b("bcast");
@@ -88,7 +88,7 @@ TEST_CASE("constant rows of any length, repeated to lcm(C, 16) bytes only") {
 }
 
 TEST_CASE("broadcast refusals: a runtime row that is not a multiple of 16 elements") {
-    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(0.05f, 0), q8(0.05f, 0), q8(0.1f, 0), "t");
+    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(0.05f, 0), q8(0.05f, 0), q8(0.1f, 0), janus::numeric::default_rounding_mode, "t");
     REQUIRE(plan.ok());
     Builder b("bcast");
     REQUIRE(b.emit("nop", {}).ok());

@@ -91,7 +91,7 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
 
     std::vector<ops::TensorType> types;
     for (const auto& t : ins) types.push_back(ops::type_of(t));
-    const auto plan = ops::plan_conv_quant(types[0], types[1], out, C, false, "test");
+    const auto plan = ops::plan_conv_quant(types[0], types[1], out, C, false, janus::numeric::default_rounding_mode, "test");
     REQUIRE(plan.ok());
     Builder b("dw");
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, C, Cp};

@@ -82,7 +82,9 @@ std::vector<std::int8_t> host_expr(const ops::BinaryQuantPlan& plan, const Tenso
                                    const numeric::QuantParams& qo) {
     Tensor y = Tensor::zeros(DType::i8, a.shape(), qo);
     const Tensor ins[2] = {a, b};
-    const auto st = ops::run_map(ops::binary_quant_expr<Kind, R, std::int8_t, std::int8_t>(plan),
+    ops::BinaryQuantPlan p = plan;
+    p.rounding = numeric::rounding_of<R>;
+    const auto st = ops::run_map(ops::binary_quant_expr<Kind, std::int8_t, std::int8_t>(p),
                                  std::span<const Tensor>(ins), y, ops::MapOptions{}, "host");
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     return y.to_vector<std::int8_t>();
@@ -94,7 +96,7 @@ template <expr::BinOp Kind, class R>
 Agreement three_way_ew(numeric::QuantParams qa, numeric::QuantParams qb, numeric::QuantParams qo, const HostEw& host) {
     const AllPairs& in = all_pairs();
     const auto n = static_cast<std::int64_t>(in.a.size());
-    const auto plan = ops::plan_binary_quant<Kind>(qa, qb, qo, "three-way");
+    const auto plan = ops::plan_binary_quant<Kind>(qa, qb, qo, numeric::rounding_of<R>, "three-way");
     REQUIRE(plan.ok());
     // host
     const Tensor ta = Tensor::from<std::int8_t>(Shape{n}, in.a, qa), tb = Tensor::from<std::int8_t>(Shape{n}, in.b, qb);
@@ -107,12 +109,12 @@ Agreement three_way_ew(numeric::QuantParams qa, numeric::QuantParams qb, numeric
     std::memcpy(m.dram[2].data() + n, in.b.data(), in.b.size());
     m.dram[3].resize(static_cast<std::size_t>(n));
     Builder b(std::string(ew_mnemonic(Kind)));
-    REQUIRE(lower_binary<Kind, R>(b, *plan, A, B, O).ok());
+    REQUIRE(lower_binary<Kind>(b, *plan, A, B, O).ok());
     et::run_clean(b, m);
     std::vector<std::int8_t> e(static_cast<std::size_t>(n));
     std::memcpy(e.data(), m.dram[3].data(), e.size());
     // isa: the emitted block decoded, the row's func, semantics called per element
-    const auto block = ew_block<R>(*plan);
+    const auto block = ew_block(*plan);
     const auto params = vnpu::decode(vnpu::ew_layout, block, "ew block");
     REQUIRE(params.ok());
     const vnpu::InstrInfo* row = vnpu::find_instruction(ew_mnemonic(Kind));
@@ -123,19 +125,14 @@ Agreement three_way_ew(numeric::QuantParams qa, numeric::QuantParams qb, numeric
     return compare(h, e, isa);
 }
 
-/// The host op's own kernel: ops::call<Op> for the op's rounding, else the op's expression with rounding R.
+/// The host op's own kernel, ops::call<Op>, run with rounding R (OpContext::rounding).
 template <class Op, class R>
 HostEw host_op() {
     return [](const Tensor& a, const Tensor& b, const numeric::QuantParams& qo) -> std::vector<std::int8_t> {
-        if constexpr (std::is_same_v<R, typename Op::rounding>) {
-            const auto y = ops::call<Op>({a, b}, {}, ops::TensorType{DType::i8, a.shape(), qo});
-            REQUIRE_MESSAGE(y.ok(), (y.ok() ? std::string() : y.error().message()));
-            return y->template to_vector<std::int8_t>();
-        } else {
-            const auto plan = ops::plan_binary_quant<Op::kind>(*a.quant, *b.quant, qo, "host");
-            REQUIRE(plan.ok());
-            return host_expr<Op::kind, R>(*plan, a, b, qo);
-        }
+        const auto y = ops::call<Op>({a, b}, {}, ops::TensorType{DType::i8, a.shape(), qo},
+                                     ops::OpContext{true, numeric::rounding_of<R>});
+        REQUIRE_MESSAGE(y.ok(), (y.ok() ? std::string() : y.error().message()));
+        return y->template to_vector<std::int8_t>();
     };
 }
 
@@ -214,9 +211,10 @@ HostRq host_rq() {
         ops::ConvQuantPlan plan;
         plan.zp_y = zp;
         plan.multipliers = mult;
+        plan.rounding = numeric::rounding_of<R>;
         Tensor y = Tensor::zeros(DType::i8, acc.shape(), q8(1.0f, zp));
         const Tensor ins[1] = {acc};
-        const auto st = ops::run_map(ops::conv_epilogue<R, std::int8_t>(plan), std::span<const Tensor>(ins), y,
+        const auto st = ops::run_map(ops::conv_epilogue<std::int8_t>(plan), std::span<const Tensor>(ins), y,
                                      ops::MapOptions{true, 1}, "host");
         REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
         return y.to_vector<std::int8_t>();
@@ -232,8 +230,8 @@ Agreement three_way_rq(const std::vector<std::int32_t>& acc, std::int32_t zp,
     const std::vector<std::int8_t> h = host(Tensor::from<std::int32_t>(Shape{rows, C}, acc), zp, mult);
     // emitted: the accumulators and the table as constants loaded into ACC and LMEM, one vec.rq, one store
     std::vector<std::uint8_t> table;
-    append_rq_table<R>(
-        table, zp, -128, 127, C, [](std::int64_t) { return 0; },
+    append_rq_table(
+        table, numeric::rounding_of<R>, zp, -128, 127, C, [](std::int64_t) { return 0; },
         [&](std::int64_t c) { return mult[static_cast<std::size_t>(c)]; });
     std::vector<std::uint8_t> acc_bytes(acc.size() * 4);
     std::memcpy(acc_bytes.data(), acc.data(), acc_bytes.size());
@@ -368,7 +366,8 @@ TEST_CASE("mac.mm: MatMulInteger, the emitted int32-output matmul and the ISA pr
 TEST_CASE("mutation: a host epilogue whose output shift is off by one is caught by the three-way comparison") {
     for (const EwQuant& q : ew_quantizations()) {
         const HostEw wrong = [](const Tensor& a, const Tensor& b, const numeric::QuantParams& qo) -> std::vector<std::int8_t> {
-            auto plan = ops::plan_binary_quant<expr::BinOp::add>(*a.quant, *b.quant, qo, "mutant");
+            auto plan = ops::plan_binary_quant<expr::BinOp::add>(*a.quant, *b.quant, qo, numeric::Rounding::round_double,
+                                                                 "mutant");
             REQUIRE(plan.ok());
             plan->m_out.shift -= 1;  // the bug: the output multiplier halved
             return host_expr<expr::BinOp::add, numeric::round_double>(*plan, a, b, qo);
@@ -383,7 +382,8 @@ TEST_CASE("mutation: a host epilogue whose output shift is off by one is caught 
 TEST_CASE("mutation: a host epilogue rounding half-even where the block says round_double is caught") {
     const EwQuant q{q8(0.5f, 3), q8(0.25f, -5), q8(0.5f, 1)};  // a product ratio of 1/4: products 2 mod 4 are ties
     const HostEw wrong = [](const Tensor& a, const Tensor& b, const numeric::QuantParams& qo) -> std::vector<std::int8_t> {
-        const auto plan = ops::plan_binary_quant<expr::BinOp::mul>(*a.quant, *b.quant, qo, "mutant");
+        const auto plan = ops::plan_binary_quant<expr::BinOp::mul>(*a.quant, *b.quant, qo, numeric::Rounding::round_double,
+                                                                   "mutant");
         REQUIRE(plan.ok());
         return host_expr<expr::BinOp::mul, numeric::round_half_even>(*plan, a, b, qo);
     };

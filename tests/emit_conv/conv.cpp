@@ -85,7 +85,7 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     auto want = host->to_vector<std::int8_t>();
     for (auto& v : want) v = static_cast<std::int8_t>(std::clamp<int>(v, t.opt.clamp.lo, t.opt.clamp.hi));
 
-    const auto plan = ops::plan_conv_quant(ops::type_of(tx), ops::type_of(tw), out, Co, false, "test");
+    const auto plan = ops::plan_conv_quant(ops::type_of(tx), ops::type_of(tw), out, Co, false, janus::numeric::default_rounding_mode, "test");
     REQUIRE(plan.ok());
     Builder b("conv");
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, Co, Cop};

@@ -70,7 +70,7 @@ void check(const Case& t, std::uint32_t seed) {
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
     const auto want = host->to_vector<std::int8_t>();
 
-    const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, true, "test");
+    const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, true, janus::numeric::default_rounding_mode, "test");
     REQUIRE(plan.ok());
     const auto scratch = conv_transpose_scratch(types[0], types[1], t.a, 1, 0);
     REQUIRE(scratch.ok());

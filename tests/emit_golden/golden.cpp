@@ -251,7 +251,7 @@ TEST_CASE("golden add_100: Add of 100 elements on vec.ew.add, 4 tiles of 32 B, d
     const std::int64_t n = 100;
     const float sa = 0.1f, sb = 0.05f, so = 0.12f;
     const std::int32_t za = 5, zb = -5, zo = 1;
-    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(sa, za), q8(sb, zb), q8(so, zo), "golden");
+    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(sa, za), q8(sb, zb), q8(so, zo), janus::numeric::default_rounding_mode, "golden");
     REQUIRE(plan.ok());
     const DramTensor A{2, 0, n}, B{2, 112, n}, O{3, 0, n};
     const Kernel k{"add_100",
@@ -280,7 +280,8 @@ TEST_CASE("golden mul_100_half_even: Mul of 100 elements on vec.ew.mul, rounding
     const std::int64_t n = 100;
     const float sa = 0.1f, sb = 0.3f, so = 0.07f;
     const std::int32_t za = 1, zb = -7, zo = 2;
-    const auto plan = ops::plan_binary_quant<expr::BinOp::mul>(q8(sa, za), q8(sb, zb), q8(so, zo), "golden");
+    const auto plan = ops::plan_binary_quant<expr::BinOp::mul>(q8(sa, za), q8(sb, zb), q8(so, zo),
+                                                               numeric::Rounding::round_half_even, "golden");
     REQUIRE(plan.ok());
     const DramTensor A{2, 0, n}, B{2, 112, n}, O{3, 0, n};
     const Kernel k{
@@ -288,7 +289,7 @@ TEST_CASE("golden mul_100_half_even: Mul of 100 elements on vec.ew.mul, rounding
         "Mul: out = a * b, " + std::to_string(n) + " int8 elements, vec.ew.mul, one tile\n" + "  a: " + quant(sa, za) +
             ", b: " + quant(sb, zb) + ", out: " + quant(so, zo) + ", rounding half_even\n" +
             "  DRAM: a at input+0, b at input+112, out at output+0",
-        [&](Builder& b) { return lower_binary<expr::BinOp::mul, numeric::round_half_even>(b, *plan, A, B, O); }};
+        [&](Builder& b) { return lower_binary<expr::BinOp::mul>(b, *plan, A, B, O); }};
     check_golden(k);
 
     const auto a = bytes(n, 3), c = bytes(n, 4);
@@ -296,7 +297,7 @@ TEST_CASE("golden mul_100_half_even: Mul of 100 elements on vec.ew.mul, rounding
                            Tensor::from<std::int8_t>(Shape{n}, c, q8(sb, zb))};
     Tensor y = Tensor::zeros(DType::i8, Shape{n}, q8(so, zo));
     REQUIRE(ops::run_map(
-                ops::binary_quant_expr<expr::BinOp::mul, numeric::round_half_even, std::int8_t, std::int8_t>(*plan),
+                ops::binary_quant_expr<expr::BinOp::mul, std::int8_t, std::int8_t>(*plan),
                 std::span<const Tensor>(ins), y, ops::MapOptions{}, "golden")
                 .ok());
     vnpu::sim::Machine m;
@@ -376,7 +377,7 @@ TEST_CASE("golden matmul_20x40x24: MatMul with K and N padded, two N tiles of 16
             .value()};
     const ops::TensorType ty{DType::i8, Shape{M, N}, q8(sy, zy)};
     const ops::TensorType types[2] = {ta, tb};
-    const auto plan = ops::MatMul::plan(types, ty);
+    const auto plan = ops::MatMul::plan(types, ty, janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     const auto w = bytes(K * N, 7);
     const DramMatrix A{2, 0, M, K, 48}, Y{3, 0, M, N, 32};
@@ -419,7 +420,7 @@ TEST_CASE("golden gemm_6x20x16_bias: Gemm with C as a per-column int32 bias ente
                              numeric::make_quant_per_axis(DType::i32, sc, zeros, 0, Shape{N}).value()};
     const ops::TensorType ty{DType::i8, Shape{M, N}, q8(sy, zy)};
     const ops::TensorType types[3] = {ta, tb, tc};
-    const auto plan = ops::Gemm::plan(types, {}, ty);
+    const auto plan = ops::Gemm::plan(types, {}, ty, janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     const auto w = bytes(K * N, 9);
     const DramMatrix A{2, 0, M, K, 32}, Y{3, 0, M, N, 16};
@@ -464,7 +465,7 @@ TEST_CASE("golden depthwise_3x3_3x4x13: 3x3 depthwise on a 3x4 image of 13 chann
             .value();
     const ops::TensorType tx{DType::i8, Shape{1, C, H, W}, qx}, tw{DType::i8, Shape{C, 1, kh, kw}, qw},
         ty{DType::i8, Shape{1, C, Ho, Wo}, q8(sy, zy)};
-    const auto plan = ops::plan_conv_quant(tx, tw, ty, C, false, "golden");
+    const auto plan = ops::plan_conv_quant(tx, tw, ty, C, false, janus::numeric::default_rounding_mode, "golden");
     REQUIRE(plan.ok());
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, C, Cp};
     const Kernel k{"depthwise_3x3_3x4x13",
@@ -506,7 +507,7 @@ TEST_CASE("golden conv_3x3s2_5x5x3: 3x3 stride-2 conv on the MAC array, 3 -> 16 
             .value();
     const ops::TensorType tx{DType::i8, Shape{1, C, H, W}, qx}, tw{DType::i8, Shape{Co, C, 3, 3}, qw},
         ty{DType::i8, Shape{1, Co, Ho, Wo}, q8(sy, zy)};
-    const auto plan = ops::plan_conv_quant(tx, tw, ty, Co, false, "golden");
+    const auto plan = ops::plan_conv_quant(tx, tw, ty, Co, false, janus::numeric::default_rounding_mode, "golden");
     REQUIRE(plan.ok());
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, Co, Cp};
     const Kernel k{"conv_3x3s2_5x5x3",

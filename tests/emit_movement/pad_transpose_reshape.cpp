@@ -28,13 +28,13 @@ Outcome check_op(const std::vector<std::int64_t>& s, const typename Op::Attrs& a
 }
 
 const auto pad_op = [](Builder& b, const ops::Pad::Attrs& a, const DramArray& x, const DramArray& y) {
-    return lower_pad(b, a, x, y);
+    return lower_pad(b, a, x, y, janus::numeric::default_rounding_mode);
 };
 const auto transpose_op = [](Builder& b, const ops::Transpose::Attrs& a, const DramArray& x, const DramArray& y) {
-    return lower_transpose(b, a, x, y);
+    return lower_transpose(b, a, x, y, janus::numeric::default_rounding_mode);
 };
 const auto expand_op = [](Builder& b, const ops::Expand::Attrs& a, const DramArray& x, const DramArray& y) {
-    return lower_expand(b, a, x, y);
+    return lower_expand(b, a, x, y, janus::numeric::default_rounding_mode);
 };
 
 }  // namespace
@@ -106,17 +106,17 @@ TEST_CASE("Pad refusals: unaligned or edge innermost pads, per-axis fill values"
     const DramArray x = DramArray::packed(2, 0, {3, 13}, q);
     ops::Pad::Attrs a;
     a.pads = {0, 3, 0, 0};
-    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 16}, q)), "lower-pad-inner");
+    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 16}, q), janus::numeric::default_rounding_mode), "lower-pad-inner");
     a.pads = {0, 0, 0, 3};  // the end pad starts at byte 13
-    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 16}, q)), "lower-pad-inner");
+    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 16}, q), janus::numeric::default_rounding_mode), "lower-pad-inner");
     a.pads = {0, 16, 0, 0};
     a.mode = "edge";
-    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 29}, q)), "lower-pad-inner");
+    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 29}, q), janus::numeric::default_rounding_mode), "lower-pad-inner");
     a.mode = "constant";
     a.pads = {1, 0, 0, 0};
-    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 13}, q)), "lower-pad-layout");
+    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 13}, q), janus::numeric::default_rounding_mode), "lower-pad-layout");
     a.pads = {1, 0};
-    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {4, 13}, q)), "pads-length");
+    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {4, 13}, q), janus::numeric::default_rounding_mode), "pads-length");
     // a per-axis output along the unpadded innermost axis: its pad value differs by channel
     std::vector<float> scales(13, 0.1f);
     scales[3] = 0.2f;
@@ -125,7 +125,7 @@ TEST_CASE("Pad refusals: unaligned or edge innermost pads, per-axis fill values"
         numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(13, 0), 1, Shape{4, 13}, "q").value();
     a.pads = {1, 0, 0, 0};
     a.value = 1.0f;
-    CHECK_REFUSED(b, lower_pad(b, a, xa, DramArray::packed(3, 0, {4, 13}, xa.quant)), "lower-pad-per-axis");
+    CHECK_REFUSED(b, lower_pad(b, a, xa, DramArray::packed(3, 0, {4, 13}, xa.quant), janus::numeric::default_rounding_mode), "lower-pad-per-axis");
 }
 
 TEST_CASE("Transpose of outer axes: ranks 3 and 4, inner extents, equal and different quantization") {
@@ -156,15 +156,15 @@ TEST_CASE("Transpose refusals: the innermost axis moves") {
     Builder b("move");
     REQUIRE(b.emit("nop", {}).ok());
     const auto q = quant(0.1f, 0);
-    CHECK_REFUSED(b, lower_transpose(b, {}, DramArray::packed(2, 0, {3, 16}, q), DramArray::packed(3, 0, {16, 3}, q)),
+    CHECK_REFUSED(b, lower_transpose(b, {}, DramArray::packed(2, 0, {3, 16}, q), DramArray::packed(3, 0, {16, 3}, q), janus::numeric::default_rounding_mode),
                   "lower-transpose-inner");
     CHECK_REFUSED(b,
                   lower_transpose(b, ops::Transpose::Attrs{{0, 2, 1}}, DramArray::packed(2, 0, {2, 3, 1}, q),
-                                  DramArray::packed(3, 0, {2, 1, 3}, q)),
+                                  DramArray::packed(3, 0, {2, 1, 3}, q), janus::numeric::default_rounding_mode),
                   "lower-transpose-inner");
     CHECK_REFUSED(b,
                   lower_transpose(b, ops::Transpose::Attrs{{0, 1, 2, 3}}, DramArray::packed(2, 0, {2, 3, 4}, q),
-                                  DramArray::packed(3, 0, {2, 3, 4}, q)),
+                                  DramArray::packed(3, 0, {2, 3, 4}, q), janus::numeric::default_rounding_mode),
                   "perm-length-matches-rank");
 }
 
@@ -194,11 +194,11 @@ TEST_CASE("Expand of outer axes by stride-0 rows: no constant, nothing materiali
     const auto q = quant(0.1f, 0);
     CHECK_REFUSED(b,
                   lower_expand(b, ops::Expand::Attrs{{3, 16}}, DramArray::packed(2, 0, {3, 1}, q),
-                               DramArray::packed(3, 0, {3, 16}, q)),
+                               DramArray::packed(3, 0, {3, 16}, q), janus::numeric::default_rounding_mode),
                   "lower-expand-inner");
     CHECK_REFUSED(b,
                   lower_expand(b, ops::Expand::Attrs{{3, 2}}, DramArray::packed(2, 0, {3, 3}, q),
-                               DramArray::packed(3, 0, {3, 2}, q)),
+                               DramArray::packed(3, 0, {3, 2}, q), janus::numeric::default_rounding_mode),
                   "broadcast-compatible");
 }
 
@@ -225,7 +225,7 @@ TEST_CASE("Reshape family: a view of the same bytes emits nothing (logged); othe
                 const Tensor tx = random_tensor(c.in, q, ++seed);
                 ops::Reshape::Attrs a{c.shape, 0};
                 const auto want = host<ops::Reshape>({tx}, a, y);
-                const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_reshape(b, a, x, y); });
+                const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_reshape(b, a, x, y, janus::numeric::default_rounding_mode); });
                 CHECK(o.got == want);
                 if (same) {
                     CHECK(o.code.size() == 1);  // halt only
@@ -243,7 +243,7 @@ TEST_CASE("Reshape family: a view of the same bytes emits nothing (logged); othe
             const DramArray x{2, 0, {4, 32}, 48, q}, y = DramArray::packed(3, 0, {128}, qy);
             const Tensor tx = random_tensor(x.shape, q, ++seed);
             ops::Reshape::Attrs a{{-1}, 0};
-            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_reshape(b, a, x, y); });
+            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_reshape(b, a, x, y, janus::numeric::default_rounding_mode); });
             CHECK(o.got == host<ops::Reshape>({tx}, a, y));
             CHECK(has(o.log, "a repacking copy"));
         }
@@ -251,28 +251,28 @@ TEST_CASE("Reshape family: a view of the same bytes emits nothing (logged); othe
             const DramArray x{2, 0, {2, 64}, 80, q}, y = DramArray::packed(3, 0, {8, 16}, qy);
             const Tensor tx = random_tensor(x.shape, q, ++seed);
             ops::Reshape::Attrs a{{8, 16}, 0};
-            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_reshape(b, a, x, y); });
+            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_reshape(b, a, x, y, janus::numeric::default_rounding_mode); });
             CHECK(o.got == host<ops::Reshape>({tx}, a, y));
         }
         {
             const DramArray x = DramArray::packed(2, 0, {2, 3, 4, 16}, q), y{3, 0, {6, 64}, 80, qy};
             const Tensor tx = random_tensor(x.shape, q, ++seed);
             ops::Flatten::Attrs a{2};
-            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_flatten(b, a, x, y); });
+            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_flatten(b, a, x, y, janus::numeric::default_rounding_mode); });
             CHECK(o.got == host<ops::Flatten>({tx}, a, y));
         }
         {
             const DramArray x = DramArray::packed(2, 0, {3, 1, 13}, q), y{3, 0, {3, 13}, 32, qy};
             const Tensor tx = random_tensor(x.shape, q, ++seed);
             ops::Squeeze::Attrs a{{-2}};
-            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_squeeze(b, a, x, y); });
+            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_squeeze(b, a, x, y, janus::numeric::default_rounding_mode); });
             CHECK(o.got == host<ops::Squeeze>({tx}, a, y));
         }
         {
             const DramArray x = DramArray::packed(2, 0, {3, 7}, q), y = DramArray::packed(3, 0, {1, 3, 7}, qy);
             const Tensor tx = random_tensor(x.shape, q, ++seed);
             ops::Unsqueeze::Attrs a{{0}};
-            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_unsqueeze(b, a, x, y); });
+            const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_unsqueeze(b, a, x, y, janus::numeric::default_rounding_mode); });
             CHECK(o.got == host<ops::Unsqueeze>({tx}, a, y));
         }
     }
@@ -280,18 +280,18 @@ TEST_CASE("Reshape family: a view of the same bytes emits nothing (logged); othe
     REQUIRE(b.emit("nop", {}).ok());
     CHECK_REFUSED(b,
                   lower_reshape(b, ops::Reshape::Attrs{{-1}, 0}, DramArray::packed(2, 0, {4, 40}, q),
-                                DramArray::packed(3, 0, {160}, q)),
+                                DramArray::packed(3, 0, {160}, q), janus::numeric::default_rounding_mode),
                   "lower-reshape-inner");
     CHECK_REFUSED(b,
                   lower_reshape(b, ops::Reshape::Attrs{{4, 15}, 0}, DramArray::packed(2, 0, {6, 10}, q),
-                                DramArray::packed(3, 0, {4, 15}, q)),
+                                DramArray::packed(3, 0, {4, 15}, q), janus::numeric::default_rounding_mode),
                   "lower-reshape-inner");
     CHECK_REFUSED(b,
                   lower_unsqueeze(b, ops::Unsqueeze::Attrs{{-1}}, DramArray::packed(2, 0, {3, 13}, q),
-                                  DramArray::packed(3, 0, {3, 13, 1}, q)),
+                                  DramArray::packed(3, 0, {3, 13, 1}, q), janus::numeric::default_rounding_mode),
                   "lower-unsqueeze-inner");
     CHECK_REFUSED(b,
                   lower_reshape(b, ops::Reshape::Attrs{{13, 3}, 0}, DramArray::packed(2, 0, {3, 13}, q),
-                                DramArray::packed(3, 0, {3, 13}, q)),
+                                DramArray::packed(3, 0, {3, 13}, q), janus::numeric::default_rounding_mode),
                   "lower-reshape-layout");
 }

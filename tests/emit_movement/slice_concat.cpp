@@ -32,7 +32,7 @@ TEST_CASE("Requantize: lut.apply with the host kernel's table, equal and differe
                 const Tensor tx = random_tensor(s, qx, ++seed);
                 const ops::Requantize::Attrs a{};
                 const auto want = host<ops::Requantize>({tx}, a, y);
-                const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_requantize(b, a, x, y); });
+                const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_requantize(b, a, x, y, janus::numeric::default_rounding_mode); });
                 CHECK(o.got == want);
                 CHECK(count(o.code, "lut.apply") > 0);
                 streamed += has(o.log, "lut.apply streamed");
@@ -52,13 +52,13 @@ TEST_CASE("Requantize: the table is the host's on all 256 values; equal paramete
         const Tensor tx = Tensor::from<std::int8_t>(to_shape(s), all, qx);
         const DramArray x = DramArray::packed(2, 0, s, qx), y = DramArray::packed(3, 64, s, qy);
         const auto want = host<ops::Requantize>({tx}, {}, y);
-        const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_requantize(b, {}, x, y); });
+        const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_requantize(b, {}, x, y, janus::numeric::default_rounding_mode); });
         CHECK(o.got == want);
     }
     const auto q = quant(0.02f, 7);
     const Tensor tx = Tensor::from<std::int8_t>(to_shape(s), all, q);
     const DramArray x = DramArray::packed(2, 0, s, q), y{3, 0, s, 144, q};
-    const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_requantize(b, {}, x, y); });
+    const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_requantize(b, {}, x, y, janus::numeric::default_rounding_mode); });
     CHECK(o.got == all);
     CHECK(count(o.code, "lut.apply") == 0);
     CHECK(o.weights.empty());
@@ -74,17 +74,17 @@ TEST_CASE("Requantize refusals: per-axis, uint8, layouts") {
         numeric::make_quant_per_axis(DType::i8, {0.1f, 0.2f, 0.3f, 0.4f}, {0, 0, 0, 0}, 0, Shape{4, 16}, "q").value();
     DramArray xa = x;
     xa.quant = per_axis;
-    CHECK_REFUSED(b, lower_requantize(b, {}, xa, y), "lower-requantize-per-axis");
+    CHECK_REFUSED(b, lower_requantize(b, {}, xa, y, janus::numeric::default_rounding_mode), "lower-requantize-per-axis");
     ops::Requantize::Attrs u8;
     u8.dtype = "uint8";
-    CHECK_REFUSED(b, lower_requantize(b, u8, x, y), "lower-requantize-type");
-    CHECK_REFUSED(b, lower_requantize(b, {}, x, DramArray::packed(3, 0, {4, 15}, q)), "lower-requantize-layout");
-    CHECK_REFUSED(b, lower_requantize(b, {}, x, DramArray{3, 0, {4, 16}, 24, q}), "lower-requantize-layout");  // pitch
-    CHECK_REFUSED(b, lower_requantize(b, {}, x, DramArray{3, 8, {4, 16}, 16, q}), "lower-requantize-layout");  // offset
-    CHECK_REFUSED(b, lower_requantize(b, {}, x, DramArray::packed(2, 32, {4, 16}, q)), "lower-requantize-layout");
+    CHECK_REFUSED(b, lower_requantize(b, u8, x, y, janus::numeric::default_rounding_mode), "lower-requantize-type");
+    CHECK_REFUSED(b, lower_requantize(b, {}, x, DramArray::packed(3, 0, {4, 15}, q), janus::numeric::default_rounding_mode), "lower-requantize-layout");
+    CHECK_REFUSED(b, lower_requantize(b, {}, x, DramArray{3, 0, {4, 16}, 24, q}, janus::numeric::default_rounding_mode), "lower-requantize-layout");  // pitch
+    CHECK_REFUSED(b, lower_requantize(b, {}, x, DramArray{3, 8, {4, 16}, 16, q}, janus::numeric::default_rounding_mode), "lower-requantize-layout");  // offset
+    CHECK_REFUSED(b, lower_requantize(b, {}, x, DramArray::packed(2, 32, {4, 16}, q), janus::numeric::default_rounding_mode), "lower-requantize-layout");
     DramArray none = y;
     none.quant.reset();
-    CHECK_REFUSED(b, lower_requantize(b, {}, x, none), "output-quantization-required");
+    CHECK_REFUSED(b, lower_requantize(b, {}, x, none, janus::numeric::default_rounding_mode), "output-quantization-required");
 }
 
 TEST_CASE("Slice on outer axes: ranks 2-4, negative axes, steps 1, 2, 3, -1, -2, equal and different quantization") {
@@ -117,7 +117,7 @@ TEST_CASE("Slice on outer axes: ranks 2-4, negative axes, steps 1, 2, 3, -1, -2,
                         std::vector<std::int64_t> ys(inferred->shape.span().begin(), inferred->shape.span().end());
                         const DramArray y = DramArray::packed(3, 16, ys, qy);
                         const auto want = host<ops::Slice>({tx}, a, y);
-                        const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y); });
+                        const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y, janus::numeric::default_rounding_mode); });
                         CHECK(o.got == want);
                         requantized += count(o.code, "lut.apply") > 0;
                         ++runs;
@@ -151,7 +151,7 @@ TEST_CASE("Slice on several axes at once, and on the innermost axis from multipl
         std::vector<std::int64_t> ys(inferred->shape.span().begin(), inferred->shape.span().end());
         const DramArray y = DramArray::packed(3, 0, ys, q);
         const auto want = host<ops::Slice>({tx}, a, y);
-        const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y); });
+        const auto o = run({{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y, janus::numeric::default_rounding_mode); });
         CHECK(o.got == want);
         CHECK(count(o.code, "lut.apply") == 0);
         CHECK(events(o.code) == 0);  // pure DMA: the queue is in order
@@ -169,7 +169,7 @@ TEST_CASE("Slice: a wrong DMA stride breaks the comparison (the check can fail)"
     const DramArray x = DramArray::packed(2, 0, s, q), y = DramArray::packed(3, 0, {3, 4, 13}, q);
     const Tensor tx = random_tensor(s, q, 77);
     const auto want = host<ops::Slice>({tx}, a, y);
-    const auto good = run({{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y); });
+    const auto good = run({{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y, janus::numeric::default_rounding_mode); });
     CHECK(good.got == want);
     int mutated = 0;
     const auto shrink_src_stride = [&](std::vector<vnpu::Instr>& code) {
@@ -177,7 +177,7 @@ TEST_CASE("Slice: a wrong DMA stride breaks the comparison (the check can fail)"
             if (in.info->mnemonic == "dma.cfg" && in.operands[1] >= 32) in.operands[1] -= 16, ++mutated;
     };
     const auto bad = run(
-        {{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y); }, shrink_src_stride);
+        {{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y, janus::numeric::default_rounding_mode); }, shrink_src_stride);
     CHECK(mutated > 0);
     CHECK(bad.got != want);
     int moved = 0;
@@ -186,7 +186,7 @@ TEST_CASE("Slice: a wrong DMA stride breaks the comparison (the check can fail)"
             if (in.info->mnemonic == "dma.cfg" && in.operands[2] >= 32) in.operands[2] += 16, ++moved;
     };
     const auto bad2 = run(
-        {{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y); }, shift_dst_stride);
+        {{x, tx}}, y, [&](Builder& b) { return lower_slice(b, a, x, y, janus::numeric::default_rounding_mode); }, shift_dst_stride);
     CHECK(moved > 0);
     CHECK(bad2.got != want);
 }
@@ -197,21 +197,21 @@ TEST_CASE("Slice refusals: unaligned or stepped innermost slices, per-axis requa
     const auto q = quant(0.1f, 0);
     const DramArray x = DramArray::packed(2, 0, {3, 40}, q);
     ops::Slice::Attrs a{{3}, {40}, {1}, {1}};
-    CHECK_REFUSED(b, lower_slice(b, a, x, DramArray::packed(3, 0, {3, 37}, q)), "lower-slice-inner");
+    CHECK_REFUSED(b, lower_slice(b, a, x, DramArray::packed(3, 0, {3, 37}, q), janus::numeric::default_rounding_mode), "lower-slice-inner");
     ops::Slice::Attrs stepped{{0}, {40}, {-1}, {2}};
-    CHECK_REFUSED(b, lower_slice(b, stepped, x, DramArray::packed(3, 0, {3, 20}, q)), "lower-slice-inner");
+    CHECK_REFUSED(b, lower_slice(b, stepped, x, DramArray::packed(3, 0, {3, 20}, q), janus::numeric::default_rounding_mode), "lower-slice-inner");
     ops::Slice::Attrs rows{{1}, {3}, {0}, {1}};
-    CHECK_REFUSED(b, lower_slice(b, rows, x, DramArray::packed(3, 0, {3, 40}, q)), "lower-slice-layout");
+    CHECK_REFUSED(b, lower_slice(b, rows, x, DramArray::packed(3, 0, {3, 40}, q), janus::numeric::default_rounding_mode), "lower-slice-layout");
     const auto pa =
         numeric::make_quant_per_axis(DType::i8, {0.1f, 0.2f, 0.3f}, {0, 0, 0}, 0, Shape{3, 40}, "q").value();
     DramArray xa = x;
     xa.quant = pa;
-    CHECK_REFUSED(b, lower_slice(b, rows, xa, DramArray::packed(3, 0, {2, 40}, q)), "lower-slice-per-axis");
+    CHECK_REFUSED(b, lower_slice(b, rows, xa, DramArray::packed(3, 0, {2, 40}, q), janus::numeric::default_rounding_mode), "lower-slice-per-axis");
     ops::Slice::Attrs zero_step{{0}, {3}, {0}, {0}};
-    CHECK_REFUSED(b, lower_slice(b, zero_step, x, DramArray::packed(3, 0, {3, 40}, q)), "slice-step-nonzero");
+    CHECK_REFUSED(b, lower_slice(b, zero_step, x, DramArray::packed(3, 0, {3, 40}, q), janus::numeric::default_rounding_mode), "slice-step-nonzero");
     // a per-axis output equal to the sliced input's quantization is a bit copy: lowered
     const auto pa2 = numeric::make_quant_per_axis(DType::i8, {0.2f, 0.3f}, {0, 0}, 0, Shape{2, 40}, "q").value();
-    CHECK(lower_slice(b, rows, xa, DramArray::packed(3, 0, {2, 40}, pa2)).ok());
+    CHECK(lower_slice(b, rows, xa, DramArray::packed(3, 0, {2, 40}, pa2), janus::numeric::default_rounding_mode).ok());
 }
 
 TEST_CASE("Concat along outer axes and along the innermost axis at multiples of 16, with per-input requantization") {
@@ -263,7 +263,7 @@ TEST_CASE("Concat along outer axes and along the innermost axis at multiples of 
                 const auto qy = same ? quant(0.05f, zp) : quant(0.07f, -zp / 3);
                 const DramArray y = DramArray::packed(3, 0, ys, qy);
                 const auto want = host<ops::Concat>(ts, a, y);
-                const auto o = run(ins, y, [&](Builder& b) { return lower_concat(b, a, xs, y); });
+                const auto o = run(ins, y, [&](Builder& b) { return lower_concat(b, a, xs, y, janus::numeric::default_rounding_mode); });
                 CHECK(o.got == want);
                 if (!same) per_input_tables += count(o.code, "lut.apply") > 0 && o.weights.size() >= 512;
             }
@@ -277,13 +277,13 @@ TEST_CASE("Concat refusals: unaligned innermost offsets, per-axis requantization
     const DramArray xs[2] = {DramArray::packed(2, 0, {3, 13}, q), DramArray::packed(2, 64, {3, 16}, q)};
     ops::Concat::Attrs a;
     a.axis = 1;
-    CHECK_REFUSED(b, lower_concat(b, a, xs, DramArray::packed(3, 0, {3, 29}, q)), "lower-concat-inner");
+    CHECK_REFUSED(b, lower_concat(b, a, xs, DramArray::packed(3, 0, {3, 29}, q), janus::numeric::default_rounding_mode), "lower-concat-inner");
     a.axis = 0;
-    CHECK_REFUSED(b, lower_concat(b, a, xs, DramArray::packed(3, 0, {6, 13}, q)), "concat-extents-match");
+    CHECK_REFUSED(b, lower_concat(b, a, xs, DramArray::packed(3, 0, {6, 13}, q), janus::numeric::default_rounding_mode), "concat-extents-match");
     const DramArray same[2] = {DramArray::packed(2, 0, {3, 16}, q), DramArray::packed(2, 64, {2, 16}, q)};
-    CHECK_REFUSED(b, lower_concat(b, a, same, DramArray::packed(3, 0, {6, 16}, q)), "lower-concat-layout");
-    CHECK_REFUSED(b, lower_concat(b, a, same, DramArray::packed(2, 32, {5, 16}, q)), "lower-concat-layout");
+    CHECK_REFUSED(b, lower_concat(b, a, same, DramArray::packed(3, 0, {6, 16}, q), janus::numeric::default_rounding_mode), "lower-concat-layout");
+    CHECK_REFUSED(b, lower_concat(b, a, same, DramArray::packed(2, 32, {5, 16}, q), janus::numeric::default_rounding_mode), "lower-concat-layout");
     const auto pa = numeric::make_quant_per_axis(DType::i8, {0.1f, 0.2f}, {0, 0}, 1, Shape{5, 2}, "q").value();
     const DramArray two[2] = {DramArray::packed(2, 0, {3, 2}, q), DramArray::packed(2, 64, {2, 2}, q)};
-    CHECK_REFUSED(b, lower_concat(b, a, two, DramArray::packed(3, 0, {5, 2}, pa)), "lower-concat-per-axis");
+    CHECK_REFUSED(b, lower_concat(b, a, two, DramArray::packed(3, 0, {5, 2}, pa), janus::numeric::default_rounding_mode), "lower-concat-per-axis");
 }

@@ -56,7 +56,7 @@ std::vector<std::string> check(const ops::Resize::Attrs& a, std::int64_t C, std:
 
     Builder b("resize");
     const DramArray X{2, 0, {1, H, W, C}, Cp, qi}, Y{3, 0, {1, Ho, Wo, C}, Cp + 16, out.quant};  // a wider pitch
-    const Status st = lower_resize(b, a, X, Y);
+    const Status st = lower_resize(b, a, X, Y, janus::numeric::default_rounding_mode);
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     const auto log = b.log();
     vnpu::sim::Machine m;
@@ -110,10 +110,10 @@ TEST_CASE("Resize refusals") {
     const DramArray X{2, 0, {1, 4, 4, 16}, 16, qi}, Y{3, 0, {1, 8, 8, 16}, 16, qi};
     auto linear = nearest({1, 1, 2, 2});
     linear.mode = "linear";
-    CHECK_RULE(lower_resize(b, linear, X, Y), "lower-resize-mode");
-    CHECK_RULE(lower_resize(b, nearest({1, 1, 2, 2}), X, DramArray{3, 0, {1, 8, 7, 16}, 16, qi}),
+    CHECK_RULE(lower_resize(b, linear, X, Y, janus::numeric::default_rounding_mode), "lower-resize-mode");
+    CHECK_RULE(lower_resize(b, nearest({1, 1, 2, 2}), X, DramArray{3, 0, {1, 8, 7, 16}, 16, qi}, janus::numeric::default_rounding_mode),
                "lower-resize-layout");
-    CHECK_RULE(lower_resize(b, nearest({1, 1, 2, 2}), DramArray{2, 0, {4, 16}, 16, qi}, Y), "lower-resize-layout");
+    CHECK_RULE(lower_resize(b, nearest({1, 1, 2, 2}), DramArray{2, 0, {4, 16}, 16, qi}, Y, janus::numeric::default_rounding_mode), "lower-resize-layout");
     CHECK(b.size() == 1);
     CHECK(b.holders().empty());
 }

@@ -200,6 +200,44 @@ has "$T/err" "--strict: error: --strict checks where the NPU engine places each 
 # --strict passes wherever the NPU takes every quantized node
 run 0 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o "$T/strict-m.jpk" --strict
 has "$T/out" "placement: 24 of 26 nodes on the NPU"
+# --rounding (docs/janusc.md "Rounding"): one choice for every requantization, on both engines and in the package.
+# mobilenet_v2_tiny under each mode: the NPU and the reference engine write the same bytes, verify finds every value
+# identical, and the modes give different logits (the option reaches the numbers); the package records the mode,
+# inspect shows it, and running the package gives the compile-time mode's bytes; another mode for it, or an unknown
+# name, is a usage error (exit 2)
+mv=(-i input="$FX/mobilenet_v2_tiny.in0.npy")
+for mode in double single half-even; do
+    run 0 "$J" run "$FX/mobilenet_v2_tiny.onnx" "${mv[@]}" -o "$T/r-npu-$mode" --rounding "$mode"
+    run 0 "$J" run "$FX/mobilenet_v2_tiny.onnx" "${mv[@]}" -o "$T/r-ref-$mode" --rounding "$mode" --engine ref
+    same "$T/r-npu-$mode/logits.npy" "$T/r-ref-$mode/logits.npy" "--rounding $mode: npu vs ref"
+    run 0 "$J" verify "$FX/mobilenet_v2_tiny.onnx" --rounding "$mode"
+    has "$T/out" "; rounding $mode"
+    has "$T/out" "verify: all 26 values bit-identical on both engines"
+    run 0 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o "$T/r-$mode.jpk" --rounding "$mode"
+    has "$T/out" ", rounding $mode"
+    run 0 "$J" inspect "$T/r-$mode.jpk"
+    has "$T/out" "rounding: $mode"
+    run 0 "$J" run "$T/r-$mode.jpk" "${mv[@]}" -o "$T/r-pkg-$mode"
+    same "$T/r-pkg-$mode/logits.npy" "$T/r-ref-$mode/logits.npy" "--rounding $mode: package vs ref"
+done
+if cmp -s "$T/r-ref-double/logits.npy" "$T/r-ref-single/logits.npy" ||
+    cmp -s "$T/r-ref-double/logits.npy" "$T/r-ref-half-even/logits.npy"; then
+    fail "--rounding does not change mobilenet_v2_tiny's logits"
+else ok; fi
+run 2 "$J" run "$T/r-single.jpk" "${mv[@]}" -o "$T/r-bad" --rounding half-even
+has "$T/err" "the package was compiled with --rounding single"
+run 0 "$J" run "$T/r-single.jpk" "${mv[@]}" -o "$T/r-same" --rounding single
+run 2 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o "$T/r-bad.jpk" --rounding nearest
+has "$T/err" "--rounding"
+[ ! -e "$T/r-bad.jpk" ] && [ ! -e "$T/r-bad" ] && ok || fail "a --rounding usage error wrote its output"
+# the fallback's host Softmax rounds with the package's mode: the package run equals the reference engine's
+run 0 "$J" compile "$FX/qdq_softmax_head.onnx" -o "$T/sh-he.jpk" --rounding half-even
+run 0 "$J" run "$T/sh-he.jpk" "${sh[@]}" -o "$T/sh-he-pkg"
+run 0 "$J" run "$FX/qdq_softmax_head.onnx" "${sh[@]}" -o "$T/sh-he-ref" --rounding half-even --engine ref
+same "$T/sh-he-pkg/output.npy" "$T/sh-he-ref/output.npy" "qdq_softmax_head --rounding half-even: package vs ref"
+# a package of format version 2 (the last version-2 Janus wrote it): no numerics record, so it rounds double
+run 0 "$J" inspect "$SRC/tests/package/v2/qdq_softmax_head.jpk"
+has "$T/out" "rounding: double (not recorded: format version 2)"
 # a package of format version 1 (the last version-1 Janus wrote it): inspect reads it and says the placement is not
 # recorded
 run 0 "$J" inspect "$SRC/tests/package/v1/qdq_float_middle.jpk"

@@ -61,7 +61,7 @@ TEST_CASE("BatchNorm float: tiny epsilon with zero variance stays finite and exa
 TEST_CASE("fold_batch_norm: the parameter vectors have C entries only (seed A7)") {
     const std::vector<float> s{1, 2, 3}, b{0, 0, 0}, m{0, 0, 0}, v{1, 1, 1};
     const auto f = fold_batch_norm_affine(s, b, m, v, 0.0).value();
-    const auto p = fold_batch_norm(f, m, quant(DType::i8, 0.1f, 0), quant(DType::i8, 0.1f, 0)).value();
+    const auto p = fold_batch_norm(f, m, quant(DType::i8, 0.1f, 0), quant(DType::i8, 0.1f, 0), janus::numeric::default_rounding_mode).value();
     CHECK(p.multipliers.size() == 3);
     CHECK(p.sign.size() == 3);
     CHECK(p.bias.size() == 3);
@@ -77,7 +77,7 @@ TEST_CASE("negative gamma flips the sign of the input term (the multiplier stays
     BnCase c{Tensor::from<std::int8_t>(Shape{1, 2, 3}, {3, 13, -7, 3, 13, -7}, qx), {-1.0f, 1.0f}, {0.0f, 0.0f},
              {0.0f, 0.0f}, {1.0f, 1.0f}};
     const auto f = fold_batch_norm_affine(c.scale, c.b, c.mean, c.var, 0.0).value();
-    const auto p = fold_batch_norm(f, c.mean, qx, qy).value();
+    const auto p = fold_batch_norm(f, c.mean, qx, qy, janus::numeric::default_rounding_mode).value();
     CHECK(p.sign == std::vector<std::int32_t>{-1, 1});
     CHECK(p.multipliers[0] == p.multipliers[1]);
     CHECK(p.multipliers[0].multiplier > 0);
@@ -93,7 +93,7 @@ TEST_CASE("tiny variance: a ratio beyond 2^13 is capped, centred on the mean's c
     BnCase c{Tensor::from<std::int8_t>(Shape{1, 1, 5}, {5, 6, 4, 127, -128}, qx), {1.0f}, {0.375f}, {0.625f},
              {1e-14f}};
     const auto f = fold_batch_norm_affine(c.scale, c.b, c.mean, c.var, 0.0).value();
-    const auto p = fold_batch_norm(f, c.mean, qx, qy).value();
+    const auto p = fold_batch_norm(f, c.mean, qx, qy, janus::numeric::default_rounding_mode).value();
     CHECK(p.capped[0]);
     CHECK(p.multipliers[0].value() == 2097152.0L);  // 2^13 * 2^8
     CHECK(p.offset[0] == 5);                          // mean 0.5 is code 5

@@ -104,7 +104,7 @@ TEST_CASE("isqrt is the exact floor square root; the row multiplier is 2^(Z+24) 
         CHECK(norm_detail::isqrt(r * r + 2 * r) == r);
     }
     const auto p = plan_norm_quant(64, std::vector<float>{1.0f}, {}, 1e-5, quant(DType::i8, 0.05f, 0),
-                                   quant(DType::i8, 0.05f, 0), "t").value();
+                                   quant(DType::i8, 0.05f, 0), janus::numeric::default_rounding_mode, "t").value();
     std::mt19937_64 rng(33);
     for (int it = 0; it < 500; ++it) {
         const std::int64_t V = 1 + static_cast<std::int64_t>(rng() % (std::uint64_t{64} * 64 * 16384));
@@ -153,7 +153,7 @@ TEST_CASE("seed A9: a naively quantized epsilon vanishes on a (nearly) constant 
 
 TEST_CASE("tiny epsilon keeps a nonzero integer in the statistics' units and a constant row gives beta") {
     const auto qx = quant(DType::u8, 1.0f, 128), qy = quant(DType::u8, 0.01f, 128);
-    const auto p = plan_norm_quant(8, std::vector<float>{1.0f}, std::vector<float>{0.3f}, 1e-12, qx, qy, "t").value();
+    const auto p = plan_norm_quant(8, std::vector<float>{1.0f}, std::vector<float>{0.3f}, 1e-12, qx, qy, janus::numeric::default_rounding_mode, "t").value();
     CHECK(p.eps_fx > 0);  // 64 * 1e-12 * 2^48 ~ 18014
     const Tensor x = Tensor::from<std::uint8_t>(Shape{1, 2, 8}, {200, 200, 200, 200, 200, 200, 200, 200,  //
                                                                  0,   1,   2,   3,   4,   5,   6,   7},
@@ -208,7 +208,7 @@ TEST_CASE("quantized LayerNorm and InstanceNorm are within 1 LSB of dequantize-d
         }
         std::int64_t rows = 1;
         for (int k = 0; k < axis; ++k) rows *= s[k];
-        worst_e = std::max(worst_e, plan_norm_quant(element_count(s) / rows, g, b, eps, qx, qy, "t")->extra_error_lsb);
+        worst_e = std::max(worst_e, plan_norm_quant(element_count(s) / rows, g, b, eps, qx, qy, janus::numeric::default_rounding_mode, "t")->extra_error_lsb);
         // InstanceNorm (rank >= 3 only)
         if (s.size() >= 3) {
             const auto C = static_cast<std::size_t>(s[1]);

@@ -474,8 +474,8 @@ TEST_CASE("lower_resize refuses cubic (lower-resize-mode) and tf_crop_and_resize
     REQUIRE(b.emit("nop", {}).ok());
     const auto qi = numeric::make_quant(DType::i8, 0.05f, -7).value();
     const emit::DramArray X{2, 0, {1, 4, 4, 16}, 16, qi}, Y{3, 0, {1, 8, 8, 16}, 16, qi};
-    CHECK_RULE(emit::lower_resize(b, with_scales(cubic(), {1, 1, 2, 2}), X, Y), "lower-resize-mode");
-    CHECK_RULE(emit::lower_resize(b, crop("nearest", {0, 0, 0, 0, 1, 1, 1, 1}, {1, 16, 8, 8}), X, Y),
+    CHECK_RULE(emit::lower_resize(b, with_scales(cubic(), {1, 1, 2, 2}), X, Y, janus::numeric::default_rounding_mode), "lower-resize-mode");
+    CHECK_RULE(emit::lower_resize(b, crop("nearest", {0, 0, 0, 0, 1, 1, 1, 1}, {1, 16, 8, 8}), X, Y, janus::numeric::default_rounding_mode),
                "lower-resize-coordinate");
     CHECK(b.size() == 1);  // nothing emitted
 }

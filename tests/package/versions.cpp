@@ -1,7 +1,9 @@
-// Format versions (docs/package.md "Versions"): this build writes version 2 and reads versions 1 and 2. A file of an
+// Format versions (docs/package.md "Versions"): this build writes version 3 and reads versions 1 to 3. A file of an
 // older compatible version is read as it is and writes back to the same bytes; a newer one is refused naming both
 // versions (tests/package/bad/newer_version.jpk). tests/package/v1/qdq_float_middle.jpk was written by the last
-// version-1 Janus (`janusc compile tests/onnx/fixtures/qdq_float_middle.onnx`, before the placement section).
+// version-1 Janus (`janusc compile tests/onnx/fixtures/qdq_float_middle.onnx`, before the placement section);
+// tests/package/v2/qdq_softmax_head.jpk by the last version-2 Janus (`janusc compile
+// tests/onnx/fixtures/qdq_softmax_head.onnx`, before the numerics section).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -21,11 +23,15 @@ using namespace janus::package;
 const std::string v1_path =
     (std::filesystem::path(JANUS_SOURCE_DIR) / "tests/package/v1/qdq_float_middle.jpk").string();
 
-std::vector<std::uint8_t> v1_bytes() {
-    auto b = read_file(v1_path, "file-readable");
+const std::string v2_path =
+    (std::filesystem::path(JANUS_SOURCE_DIR) / "tests/package/v2/qdq_softmax_head.jpk").string();
+
+std::vector<std::uint8_t> bytes_at(const std::string& path) {
+    auto b = read_file(path, "file-readable");
     REQUIRE_MESSAGE(b.ok(), (b.ok() ? std::string() : b.error().message()));
     return std::move(*b);
 }
+std::vector<std::uint8_t> v1_bytes() { return bytes_at(v1_path); }
 
 
 TEST_CASE("a version-1 package is read as it is: no placement record, written back byte for byte") {
@@ -43,6 +49,24 @@ TEST_CASE("a version-1 package is read as it is: no placement record, written ba
     REQUIRE(text.ok());
     CHECK(text->find("format version 1,") != std::string::npos);
     CHECK(text->find("placement: not recorded (format version 1)") != std::string::npos);
+    CHECK(text->find("rounding: double (not recorded: format version 1)") != std::string::npos);
+}
+
+TEST_CASE("a version-2 package is read as it is: a placement record, no numerics record, rounding double") {
+    const auto bytes = bytes_at(v2_path);
+    const auto p = read_package(bytes, "v2.jpk");  // the instruction set is this build's: it may run
+    REQUIRE_MESSAGE(p.ok(), (p.ok() ? std::string() : p.error().message()));
+    CHECK(p->format_version == 2);
+    CHECK(p->placement.has_value());
+    CHECK_FALSE(p->rounding.has_value());
+    CHECK(effective_rounding(*p) == numeric::Rounding::round_double);
+    const auto again = write_package(*p);
+    REQUIRE(again.ok());
+    CHECK(*again == bytes);
+    const auto text = inspect(bytes, "v2.jpk");
+    REQUIRE(text.ok());
+    CHECK(text->find("format version 2,") != std::string::npos);
+    CHECK(text->find("rounding: double (not recorded: format version 2)") != std::string::npos);
 }
 
 TEST_CASE("the version-1 package's instruction set is not this build's: it is read and shown, never run") {
@@ -61,10 +85,21 @@ TEST_CASE("the version-1 package's instruction set is not this build's: it is re
     CHECK(run.error().message().find(detail::hex(current_isa_hash)) != std::string::npos);
 }
 
-TEST_CASE("this build writes version 2; a placement record cannot be written into a version-1 file") {
+TEST_CASE("this build writes version 3; a record a version does not know cannot be written into its file") {
     Package p = testing::sample();
     CHECK(p.format_version == format::version);
-    CHECK(format::version == 2);
+    CHECK(format::version == 3);
+    p.rounding = numeric::Rounding::round_half_even;
+    const auto v3 = write_package(p);
+    REQUIRE(v3.ok());
+    const auto v3_back = read_package(*v3, "v3.jpk");
+    REQUIRE(v3_back.ok());
+    CHECK(*v3_back == p);
+    p.format_version = 2;  // a numerics record in a version-2 file
+    const auto no_numerics = write_package(p);
+    REQUIRE_FALSE(no_numerics.ok());
+    CHECK(no_numerics.error().rule == "section-unknown");
+    p.rounding.reset();
     p.placement = PlacementRecord{4, {{2, "sm", "Softmax", "lower-op", "Softmax on int8 is not lowered", true}}};
     const auto v2 = write_package(p);
     REQUIRE(v2.ok());
@@ -81,10 +116,10 @@ TEST_CASE("this build writes version 2; a placement record cannot be written int
     const auto v1_back = read_package(*v1, "v1.jpk");
     REQUIRE(v1_back.ok());
     CHECK(v1_back->format_version == 1);
-    p.format_version = 3;  // a version this build does not know is not written either
-    const auto v3 = write_package(p);
-    REQUIRE_FALSE(v3.ok());
-    CHECK(v3.error().rule == "package-version");
+    p.format_version = 4;  // a version this build does not know is not written either
+    const auto v4 = write_package(p);
+    REQUIRE_FALSE(v4.ok());
+    CHECK(v4.error().rule == "package-version");
 }
 
 }  // namespace versions_test

@@ -292,7 +292,7 @@ namespace {
 /// Write BinaryQuantPlan p as VEC.EW's parameter block: the emitter's fields (emit::ew_params), the encoder of
 /// vnpu/params.hpp.
 void put_ew_block(std::vector<std::uint8_t>& mem, std::size_t at, const ops::BinaryQuantPlan& p, std::int32_t rounding = 0) {
-    EwParams e = emit::ew_params<numeric::round_double>(p);
+    EwParams e = emit::ew_params(p);
     e.rounding = rounding;
     encode(ew_layout, e, std::span<std::uint8_t>(mem).subspan(at, ew_layout.size));
 }
@@ -313,7 +313,7 @@ void check_ew(const char* mnemonic, std::uint32_t seed) {
         const Tensor ta = Tensor::from<std::int8_t>(Shape{n}, a, qa), tb = Tensor::from<std::int8_t>(Shape{n}, b, qb);
         auto host = ops::call<Op>({ta, tb}, {}, ops::TensorType{DType::i8, Shape{n}, qo});
         REQUIRE(host.ok());
-        const auto plan = ops::plan_binary_quant<Kind>(qa, qb, qo, "test").value();
+        const auto plan = ops::plan_binary_quant<Kind>(qa, qb, qo, janus::numeric::default_rounding_mode, "test").value();
         sim::Machine m;
         std::memcpy(&m.lmem[0x100], a.data(), n);
         std::memcpy(&m.lmem[0x200], b.data(), n);

@@ -32,6 +32,7 @@ struct RunArgs {
     bool strict = false;   ///< a quantized node placed on the host is an error (exit 2)
     std::string dump_ir;   ///< "after:import", "after:PASS" or "after:all": the IR text on stdout
     bool timings = false;  ///< the wall time of each phase on stderr (bench/janusc_frontend.sh)
+    std::string rounding;  ///< --rounding: double, single or half-even; empty: numeric::default_rounding_mode
 };
 
 /// janusc run: the model on an engine; one OUTDIR/<output>.npy (or .pb) per graph output.
@@ -42,6 +43,7 @@ struct VerifyArgs {
     std::vector<std::string> inputs;  ///< NAME=FILE.npy or NAME=FILE.pb; none: seeded inputs
     bool strict = false;
     std::uint64_t seed = 1;
+    std::string rounding;
 };
 
 /// janusc verify: both engines on the same inputs, every value compared; names the first diverging node.
@@ -54,6 +56,7 @@ struct CompileArgs {
     bool strict = false;
     std::string dump_ir;
     bool timings = false;
+    std::string rounding;
 };
 
 /// janusc compile: the model lowered and written as a package (atomically; nothing is written on an error).

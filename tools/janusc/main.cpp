@@ -8,15 +8,17 @@
 //                                        run on the simulator; prints cycles, per-unit busy/stall, races, faults
 //
 //   janusc run MODEL.onnx -i NAME=FILE.npy [-i ...] -o OUTDIR [--engine npu|ref] [--dump-ir=after:PASS] [--strict]
+//              [--rounding double|single|half-even]
 //                                        run a model (lowered and simulated, or on the host reference kernels);
 //                                        writes OUTDIR/<output>.npy for every graph output
 //   janusc compile MODEL.onnx -o MODEL.jpk [--emit-asm FILE.s] [--dump-ir=after:PASS] [--strict]
+//              [--rounding double|single|half-even]
 //                                        lower and write a package (atomically; nothing on an error)
 //   janusc run MODEL.jpk -i NAME=FILE.npy [-i ...] -o OUTDIR
 //                                        run a compiled package on the simulator
 //   janusc disasm MODEL.jpk [-o FILE.s]  its program, annotated with the nodes
 //   janusc inspect MODEL.jpk             toolchain, memory map, I/O, per-node instructions and cycles
-//   janusc verify MODEL.onnx [-i NAME=FILE.npy ...] [--seed N] [--strict]
+//   janusc verify MODEL.onnx [-i NAME=FILE.npy ...] [--seed N] [--strict] [--rounding double|single|half-even]
 //                                        both engines, every value compared; names the first diverging node
 //
 // Exit codes (commands.hpp): 0 success; 1 a wrong result (races in a simulated program, a verification mismatch);
@@ -36,6 +38,7 @@
 #include <CLI/CLI.hpp>
 
 #include <janus/core/file.hpp>
+#include <janus/numeric/rounding.hpp>
 
 #include "commands.hpp"
 
@@ -216,6 +219,11 @@ int main(int argc, char** argv) {
     sim->add_option("--max-instructions", s.max_instructions, "SEQ steps before the run stops (instruction-limit)");
     sim->add_flag("--no-races", s.no_races, "do not run the race detector");
 
+    // --rounding: the names are numeric::rounding_names (the one list); CLI11 refuses others (exit 2).
+    const std::vector<std::string> rounding_choices(janus::numeric::rounding_names.begin(),
+                                                    janus::numeric::rounding_names.end());
+    const char* const rounding_help =
+        "rounding of every requantization, on both engines: double (default; TFLite's), single or half-even";
     const char* const strict_help =
         "a quantized node that the NPU does not take is an error (exit 2) instead of running on the host";
     janusc::RunArgs r;
@@ -230,6 +238,7 @@ int main(int argc, char** argv) {
     run->add_option("--dump-ir", r.dump_ir, "print the IR after:import, after:PASS or after:all (compact constants)");
     run->add_flag("--timings", r.timings, "print the wall time of each phase on stderr");
     run->add_flag("--strict", r.strict, strict_help);
+    run->add_option("--rounding", r.rounding, rounding_help)->check(CLI::IsMember(rounding_choices));
 
     janusc::CompileArgs c;
     auto* compile = app.add_subcommand("compile", "compile an ONNX model into a vnpu package (.jpk)");
@@ -239,6 +248,7 @@ int main(int argc, char** argv) {
     compile->add_option("--dump-ir", c.dump_ir, "print the IR after:import, after:PASS or after:all");
     compile->add_flag("--timings", c.timings, "print the wall time of each phase on stderr");
     compile->add_flag("--strict", c.strict, strict_help);
+    compile->add_option("--rounding", c.rounding, rounding_help)->check(CLI::IsMember(rounding_choices));
 
     std::string inspect_in;
     auto* inspect = app.add_subcommand("inspect", "a package's toolchain, memory map, I/O and per-node cycles");
@@ -252,6 +262,7 @@ int main(int argc, char** argv) {
                        "NAME=FILE.npy or NAME=FILE.pb for each graph input (default: seeded inputs)");
     verify->add_option("--seed", v.seed, "seed of the generated inputs (default 1)");
     verify->add_flag("--strict", v.strict, strict_help);
+    verify->add_option("--rounding", v.rounding, rounding_help)->check(CLI::IsMember(rounding_choices));
 
     janusc::SupportArgs sup;
     auto* support = app.add_subcommand(

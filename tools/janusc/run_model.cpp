@@ -79,7 +79,8 @@ janus::Result<graph::LoweredGraph> lowered(const graph::Graph& g, const graph::L
 /// Read, import and optimize a model; --dump-ir prints the IR after the named step (`dump` gets the step's name:
 /// the caller prints after:lower).
 janus::Result<graph::Graph> load_model(const std::string& path, const std::string& dump_ir, Phases& phase,
-                                       std::string* dump_step = nullptr, bool lowers = false) {
+                                       janus::numeric::Rounding rounding, std::string* dump_step = nullptr,
+                                       bool lowers = false) {
     JANUS_TRY(auto model, janus::onnx::read_model_file(path));
     phase("read");
     JANUS_TRY(graph::Graph g, graph::import_onnx(model, path));
@@ -101,7 +102,8 @@ janus::Result<graph::Graph> load_model(const std::string& path, const std::strin
     if (dump == "import" || dump == "all") std::cout << "; after import\n" << graph::print(g, false);
     graph::PassLog log;
     std::size_t logged = 0;  // the pass's decisions (taken and refused, with the reason) come before its graph
-    JANUS_CHECK(graph::run_passes(g, graph::default_pipeline, log, {janus_tools::kernel_by_name},
+    const graph::PassContext pass_ctx{janus_tools::kernel_by_name, graph::PassContext{}.fold_limit_bytes, rounding};
+    JANUS_CHECK(graph::run_passes(g, graph::default_pipeline, log, pass_ctx,
                                   [&](std::string_view pass, const graph::Graph& gr) {
                                       if (dump == pass || dump == "all") {
                                           for (std::size_t i = logged; i < log.size(); ++i)
@@ -112,6 +114,11 @@ janus::Result<graph::Graph> load_model(const std::string& path, const std::strin
                                   }));
     phase("passes");
     return g;
+}
+
+/// --rounding's mode (the CLI has checked the name; empty: the default).
+janus::numeric::Rounding rounding_arg(const std::string& name) {
+    return name.empty() ? janus::numeric::default_rounding_mode : *janus::numeric::parse_rounding(name);
 }
 
 /// A model input as the command line sees it: its name, dtype and shape.
@@ -272,6 +279,12 @@ int cmd_run(const RunArgs& a) {
         auto p = read_package(a.model);
         if (!p) return fail(p.error());
         phase("read");
+        const auto compiled = janus::package::effective_rounding(*p);
+        if (!a.rounding.empty() && rounding_arg(a.rounding) != compiled)
+            return fail(make_error(a.model, "", "usage",
+                                   "the package was compiled with --rounding " +
+                                       std::string(janus::numeric::rounding_name(compiled)) +
+                                       " (its requantization tables hold it); it cannot run with " + a.rounding));
         auto model = package_model(*p, a.model);
         if (!model) return fail(model.error());
         auto in = read_inputs(model->inputs, a.inputs, a.model);
@@ -291,7 +304,8 @@ int cmd_run(const RunArgs& a) {
         return rc;
     }
     std::string dump;
-    auto g = load_model(a.model, a.dump_ir, phase, &dump, a.engine == "npu");
+    const auto rounding = rounding_arg(a.rounding);
+    auto g = load_model(a.model, a.dump_ir, phase, rounding, &dump, a.engine == "npu");
     if (!g) return fail(g.error());
     auto in = read_inputs(input_specs(*g), a.inputs, a.model);
     if (!in) return fail(in.error());
@@ -300,12 +314,14 @@ int cmd_run(const RunArgs& a) {
     phase("inputs");
     std::vector<janus::Tensor> out;
     if (a.engine == "ref") {
-        auto r = graph::run_reference(*g, *in, janus_tools::kernel_by_name);
+        auto r = graph::run_reference(*g, *in, janus_tools::kernel_by_name, {}, janus::ops::OpContext{true, rounding});
         if (!r) return fail(r.error());
         out = std::move(*r);
         phase("run");
     } else {
-        auto l = lowered(*g, graph::LowerOptions{}, a.strict, a.model);
+        graph::LowerOptions lo;
+        lo.rounding = rounding;
+        auto l = lowered(*g, lo, a.strict, a.model);
         if (!l) return fail(l.error());
         phase("lower");
         dump_lowered(dump, *g, *l);
@@ -325,9 +341,12 @@ int cmd_run(const RunArgs& a) {
 int cmd_compile(const CompileArgs& a) {
     Phases phase(a.timings);
     std::string dump;
-    auto g = load_model(a.model, a.dump_ir, phase, &dump, true);
+    const auto rounding = rounding_arg(a.rounding);
+    auto g = load_model(a.model, a.dump_ir, phase, rounding, &dump, true);
     if (!g) return fail(g.error());
-    auto l = lowered(*g, graph::LowerOptions{}, a.strict, a.model);
+    graph::LowerOptions lo;
+    lo.rounding = rounding;
+    auto l = lowered(*g, lo, a.strict, a.model);
     if (!l) return fail(l.error());
     phase("lower");
     dump_lowered(dump, *g, *l);
@@ -361,7 +380,7 @@ int cmd_compile(const CompileArgs& a) {
     std::cout << "compiled " << a.model << " -> " << a.output << ": " << bytes->size() << " bytes; " << l->npu.size()
               << " nodes on the NPU, " << p->code.size() << " instructions, constants " << p->weights.size()
               << " B, scratch " << p->scratch_bytes << " B, input " << p->input_bytes << " B, output "
-              << p->output_bytes << " B" << host_summary << "\n";
+              << p->output_bytes << " B, rounding " << janus::numeric::rounding_name(rounding) << host_summary << "\n";
     return exit_ok;
 }
 
@@ -431,6 +450,7 @@ int cmd_inspect(const std::string& path) {
     }
     std::cout << (p->placement ? pk::placement_text(*p->placement)
                                : "placement: not recorded (format version " + std::to_string(p->format_version) + ")\n");
+    std::cout << pk::rounding_text(*p);
     if (!p->segments.empty()) {
         std::cout << "program segments: " << p->segments.size() + 1 << ", entered at pc 0";
         for (const auto& sg : p->segments) std::cout << ", " << sg.entry;
@@ -468,7 +488,8 @@ int cmd_inspect(const std::string& path) {
 
 int cmd_verify(const VerifyArgs& a) {
     Phases phase(false);
-    auto g = load_model(a.model, "", phase);
+    const auto rounding = rounding_arg(a.rounding);
+    auto g = load_model(a.model, "", phase, rounding);
     if (!g) return fail(g.error());
     std::vector<janus::Tensor> in;
     if (a.inputs.empty()) {
@@ -478,12 +499,15 @@ int cmd_verify(const VerifyArgs& a) {
         if (!r) return fail(r.error());
         in = std::move(*r);
     }
-    auto l = lowered(*g, graph::LowerOptions{true}, a.strict, a.model);
+    graph::LowerOptions lo;
+    lo.keep_intermediates = true;
+    lo.rounding = rounding;
+    auto l = lowered(*g, lo, a.strict, a.model);
     if (!l) return fail(l.error());
     std::cout << "verify " << a.model << ": " << g->nodes.size() << " nodes, " << l->npu.size() << " on the NPU, "
               << l->host_nodes() << " on the host; inputs "
               << (a.inputs.empty() ? "seeded (--seed " + std::to_string(a.seed) + ")" : std::string("from files"))
-              << "\n";
+              << "; rounding " << janus::numeric::rounding_name(rounding) << "\n";
     auto v = graph::verify_engines(*g, *l, in, janus_tools::kernel_by_name, janusc::simulate);
     if (!v) return run_error(v.error());
     std::vector<bool> on_npu(g->nodes.size(), false);

@@ -75,8 +75,7 @@ struct ConvOptions {
 };
 
 /// weights: ONNX order [Co, C / groups, kh, kw]; bias: empty or Co int32 values (accumulator units).
-template <numeric::RoundingMode R = numeric::default_rounding>
-Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x, std::span<const std::int8_t> weights,
+inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x, std::span<const std::int8_t> weights,
                   const ConvWindow& k, std::span<const std::int32_t> bias, const DramImage& y,
                   const ConvOptions& opt = {}) {
     const std::string what = b.name() + ": conv";
@@ -209,7 +208,7 @@ Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x
     Buffer tab;
     if (!i32) {
         std::vector<std::uint8_t> tables;
-        t_at = append_tile_tables<R>(tables, plan.zp_y, Co, nt, bias, plan.multipliers, opt.clamp);
+        t_at = append_tile_tables(tables, plan.rounding, plan.zp_y, Co, nt, bias, plan.multipliers, opt.clamp);
         JANUS_TRY(tab, load_constant(b, Mem::lmem, tables, "conv rq tables"));
     }
 
@@ -391,8 +390,7 @@ inline Result<DramImage> conv_transpose_scratch(const ops::TensorType& xt, const
     return DramImage{region, offset, g.stuffed[0], g.stuffed[1], xt.shape[1], round16(xt.shape[1])};
 }
 
-template <numeric::RoundingMode R = numeric::default_rounding>
-Status lower_conv_transpose(Builder& b, const ops::ConvQuantPlan& plan, const ops::TensorType& xt, const Tensor& w,
+inline Status lower_conv_transpose(Builder& b, const ops::ConvQuantPlan& plan, const ops::TensorType& xt, const Tensor& w,
                             const ops::ConvTranspose::Attrs& a, std::span<const std::int32_t> bias, const DramImage& x,
                             const DramImage& scratch, const DramImage& y, const ConvOptions& opt = {}) {
     const std::string what = b.name() + ": conv_transpose";
@@ -452,7 +450,7 @@ Status lower_conv_transpose(Builder& b, const ops::ConvQuantPlan& plan, const op
     }
     const ConvWindow k{w.shape()[2], w.shape()[3], 1, 1, g.conv.window.dilations[0], g.conv.window.dilations[1],
                        {0, 0, 0, 0}, a.group};
-    JANUS_CHECK(lower_conv<R>(b, plan, scratch, wv, k, bias, y, opt));
+    JANUS_CHECK(lower_conv(b, plan, scratch, wv, k, bias, y, opt));
     txn.commit();
     return ok_status();
 }

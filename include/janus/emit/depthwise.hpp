@@ -52,8 +52,7 @@ struct ConvWindow {
 };
 
 /// weights: ONNX order [C, 1, kh, kw]. bias: empty or C int32 values. `k.groups` is not read (it is C).
-template <numeric::RoundingMode R = numeric::default_rounding>
-Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
+inline Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
                        std::span<const std::int8_t> weights, const ConvWindow& k, std::span<const std::int32_t> bias,
                        const DramImage& y, Clamp clamp = {}, const std::optional<expr::Table256>& lut = std::nullopt) {
     const std::string what = b.name() + ": depthwise";
@@ -107,8 +106,7 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
                         static_cast<std::uint8_t>(weight_part(d, static_cast<int>(part)));
                 }
     std::vector<std::uint8_t> table;
-    append_rq_table<R>(
-        table, plan.zp_y, clamp.lo, clamp.hi, Cp,
+    append_rq_table(table, plan.rounding, plan.zp_y, clamp.lo, clamp.hi, Cp,
         [&](std::int64_t c) { return c < C && !bias.empty() ? bias[static_cast<std::size_t>(c)] : 0; },
         [&](std::int64_t c) { return plan.multipliers[static_cast<std::size_t>(c < C ? c : 0)]; });
     JANUS_TRY(Buffer wbuf, load_constant(b, Mem::lmem, wrep, "depthwise weights"));
@@ -224,11 +222,10 @@ Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramIma
 }
 
 /// Stride 1, dilation 1: pads {top, left, bottom, right}.
-template <numeric::RoundingMode R = numeric::default_rounding>
-Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
+inline Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
                        std::span<const std::int8_t> weights, std::int64_t kh, std::int64_t kw,
                        std::array<std::int64_t, 4> pads, std::span<const std::int32_t> bias, const DramImage& y) {
-    return lower_depthwise<R>(b, plan, x, weights, ConvWindow{kh, kw, 1, 1, 1, 1, pads, x.c}, bias, y);
+    return lower_depthwise(b, plan, x, weights, ConvWindow{kh, kw, 1, 1, 1, 1, pads, x.c}, bias, y);
 }
 
 }  // namespace janus::emit

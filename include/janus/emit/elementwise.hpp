@@ -27,32 +27,31 @@ namespace janus::emit {
 
 using vnpu::rounding_code;
 
-/// A plan's vec.ew parameter block (vnpu/params.hpp ew_layout), rounding R.
-template <numeric::RoundingMode R>
-vnpu::EwParams ew_params(const ops::BinaryQuantPlan& p) {
+/// A plan's vec.ew parameter block (vnpu/params.hpp ew_layout), in the plan's rounding.
+inline vnpu::EwParams ew_params(const ops::BinaryQuantPlan& p) {
     using vnpu::stored_right_shift;
     return {p.zp_a,           p.zp_b,                   p.zp_out,           p.left_shift,
             p.m_a.multiplier, stored_right_shift(p.m_a), p.m_b.multiplier, stored_right_shift(p.m_b),
-            p.m_out.multiplier, stored_right_shift(p.m_out), p.acc_limit,    rounding_code<R>()};
+            p.m_out.multiplier, stored_right_shift(p.m_out), p.acc_limit,    rounding_code(p.rounding)};
 }
 
 /// The 48-byte vec.ew parameter block of a plan, encoded.
-template <numeric::RoundingMode R>
-std::array<std::uint8_t, vnpu::ew_layout.size> ew_block(const ops::BinaryQuantPlan& p) {
+inline std::array<std::uint8_t, vnpu::ew_layout.size> ew_block(const ops::BinaryQuantPlan& p) {
     std::array<std::uint8_t, vnpu::ew_layout.size> out{};
-    vnpu::encode(vnpu::ew_layout, ew_params<R>(p), out);
+    vnpu::encode(vnpu::ew_layout, ew_params(p), out);
     return out;
 }
 
-/// Append one vec.rq requantization table (vnpu/params.hpp) to `out`: the header (zp, lo, hi, rounding R) and one
-/// entry per channel c < channels with bias(c) and the multiplier mult(c). The one place the emitter writes it.
-template <numeric::RoundingMode R, class Bias, class Mult>
-void append_rq_table(std::vector<std::uint8_t>& out, std::int32_t zp, std::int32_t lo, std::int32_t hi,
-                     std::int64_t channels, Bias&& bias, Mult&& mult) {
+/// Append one vec.rq requantization table (vnpu/params.hpp) to `out`: the header (zp, lo, hi, the plan's `rounding`)
+/// and one entry per channel c < channels with bias(c) and the multiplier mult(c). The one place the emitter writes
+/// it.
+template <class Bias, class Mult>
+void append_rq_table(std::vector<std::uint8_t>& out, numeric::Rounding rounding, std::int32_t zp, std::int32_t lo,
+                     std::int32_t hi, std::int64_t channels, Bias&& bias, Mult&& mult) {
     const std::size_t at = out.size();
     out.resize(at + static_cast<std::size_t>(vnpu::rq_table_bytes(channels)), 0);
     const std::span<std::uint8_t> bytes(out);
-    vnpu::encode(vnpu::rq_header_layout, vnpu::RqHeader{zp, lo, hi, rounding_code<R>()},
+    vnpu::encode(vnpu::rq_header_layout, vnpu::RqHeader{zp, lo, hi, rounding_code(rounding)},
                  bytes.subspan(at, vnpu::rq_header_layout.size));
     for (std::int64_t c = 0; c < channels; ++c) {
         const numeric::QuantizedMultiplier q = mult(c);
@@ -74,15 +73,15 @@ struct Clamp {
 /// their offsets in it: channel c of tile j is j nt + c, its bias bias[c] (0 when `bias` is empty) and multiplier
 /// mult[c] (mult[0] when there is one); channels past `channels` are padding, computed and never stored: bias 0
 /// and the last channel's multiplier.
-template <numeric::RoundingMode R>
-std::vector<std::uint32_t> append_tile_tables(std::vector<std::uint8_t>& out, std::int32_t zp_y, std::int64_t channels,
-                                              std::int64_t nt, std::span<const std::int32_t> bias,
+inline std::vector<std::uint32_t> append_tile_tables(std::vector<std::uint8_t>& out, numeric::Rounding rounding,
+                                                     std::int32_t zp_y, std::int64_t channels, std::int64_t nt,
+                                                     std::span<const std::int32_t> bias,
                                               std::span<const numeric::QuantizedMultiplier> mult, Clamp clamp = {}) {
     std::vector<std::uint32_t> at;
     for (std::int64_t j = 0; j * nt < channels; ++j) {
         at.push_back(static_cast<std::uint32_t>(out.size()));
-        append_rq_table<R>(
-            out, zp_y, clamp.lo, clamp.hi, nt,
+        append_rq_table(
+            out, rounding, zp_y, clamp.lo, clamp.hi, nt,
             [&](std::int64_t n) {
                 return !bias.empty() && j * nt + n < channels ? bias[static_cast<std::size_t>(j * nt + n)] : 0;
             },
@@ -138,7 +137,7 @@ inline DramTensor broadcast_row_constant(Builder& b, std::span<const std::int8_t
 
 /// out = Kind(a, b) under `plan` (ops::plan_binary_quant<Kind>), rounding R. Either input may be a row repeated
 /// along the output (emit/stream.hpp): its element count a multiple of 16 that divides the output's.
-template <expr::BinOp Kind, numeric::RoundingMode R = numeric::default_rounding>
+template <expr::BinOp Kind>
 Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTensor& x, const DramTensor& y,
                     const DramTensor& out, const StreamOptions& opt = {}) {
     constexpr std::string_view mnemonic = ew_mnemonic(Kind);
@@ -152,7 +151,7 @@ Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTens
                                   ": a broadcast input must be a row of a multiple of 16 elements repeated along the "
                                   "output (a constant row of any length: broadcast_row_constant); the host runs it");
     auto txn = b.transaction();
-    const auto block = ew_block<R>(plan);
+    const auto block = ew_block(plan);
     JANUS_TRY(Buffer params, load_constant(b, Mem::lmem, block, std::string(mnemonic) + " parameters"));
     JANUS_TRY(Reg rp, b.reg(std::string(mnemonic) + " parameters"));
     JANUS_CHECK(b.emit("li", {rp, params.address()}));

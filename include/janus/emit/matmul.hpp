@@ -87,8 +87,7 @@ struct MatmulOptions {
     MatmulBatch batch = {};  ///< lower_matmul only: a batch of products sharing the plan (default: one product)
 };
 
-template <numeric::RoundingMode R = numeric::default_rounding>
-Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatrix& a,
+inline Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatrix& a,
                     std::span<const std::int8_t> weights, std::int64_t K, std::int64_t N, const DramMatrix& y,
                     const MatmulOptions& opt = {}, std::span<const std::int32_t> bias = {}) {
     const std::string what = b.name() + ": matmul";
@@ -222,7 +221,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
     Buffer tab;
     if (!i32) {
         std::vector<std::uint8_t> tables;
-        t_at = append_tile_tables<R>(tables, plan.zp_y, N, nt, bias, plan.multipliers, opt.clamp);
+        t_at = append_tile_tables(tables, plan.rounding, plan.zp_y, N, nt, bias, plan.multipliers, opt.clamp);
         JANUS_TRY(tab, load_constant(b, Mem::lmem, tables, "matmul rq tables"));
     }
 
@@ -362,8 +361,7 @@ Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const DramMatr
 /// Refused: lower-matmul-zero-point (W's zero point is not 0, or X's varies by column), lower-matmul-per-column
 /// (per-column multipliers: the rows carry the scales here), lower-matmul-alpha, lower-matmul-layout (also a
 /// MatmulOptions::batch of more than one product: batches are lower_matmul's), lower-matmul-budget.
-template <numeric::RoundingMode R = numeric::default_rounding>
-Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span<const std::int8_t> weights,
+inline Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span<const std::int8_t> weights,
                          std::int64_t M, std::int64_t K, const DramMatrix& x, const DramMatrix& y,
                          const MatmulOptions& opt = {}) {
     const std::string what = b.name() + ": matmul (weight on the left)";
@@ -441,8 +439,7 @@ Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, std::span
             }
             const auto bias = static_cast<std::int32_t>(-zx * rowsum);  // |zx rowsum| <= 128 * 128 K
             const auto mult = plan.multipliers[plan.multipliers.size() == 1 ? 0 : static_cast<std::size_t>(m)];
-            append_rq_table<R>(
-                tables, plan.zp_y, opt.clamp.lo, opt.clamp.hi, 16, [&](std::int64_t) { return bias; },
+            append_rq_table(tables, plan.rounding, plan.zp_y, opt.clamp.lo, opt.clamp.hi, 16, [&](std::int64_t) { return bias; },
                 [&](std::int64_t) { return mult; });
         }
         std::copy(tables.begin(), tables.end(), tile.begin() + mt * Kp);

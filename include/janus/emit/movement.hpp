@@ -162,11 +162,11 @@ inline Result<numeric::QuantParams> per_tensor(const numeric::QuantParams& q, co
 /// The int8 -> int8 requantization from `in` to `out` as a LUT table, computed by the host's data-movement kernel
 /// (ops::materialize, the kernel of Requantize and of every movement op) on all 256 int8 values.
 inline Result<Lut> requant_table(const numeric::QuantParams& in, const numeric::QuantParams& out,
-                                 const std::string& what) {
+                                 numeric::Rounding rounding, const std::string& what) {
     std::vector<std::int8_t> all(256);
     for (int k = 0; k < 256; ++k) all[static_cast<std::size_t>(k)] = static_cast<std::int8_t>(k - 128);
     const Tensor x = Tensor::from<std::int8_t>(Shape{256}, all, in);
-    JANUS_TRY(Tensor y, ops::materialize(x, ops::TensorType{DType::i8, Shape{256}, out}, {}, what));
+    JANUS_TRY(Tensor y, ops::materialize(x, ops::TensorType{DType::i8, Shape{256}, out}, ops::OpContext{true, rounding}, what));
     const auto v = y.to_vector<std::int8_t>();
     Lut t{};
     for (std::size_t k = 0; k < 256; ++k) t[k] = static_cast<std::uint8_t>(v[k]);
@@ -176,12 +176,13 @@ inline Result<Lut> requant_table(const numeric::QuantParams& in, const numeric::
 /// The table that takes values quantized as `moved` to `out`: none when the parameters are equal (a bit copy, as on
 /// the host) or the table is the identity. Rule lower-<op>-per-axis.
 inline Result<std::optional<Lut>> decide_table(const std::optional<numeric::QuantParams>& moved,
-                                               const std::optional<numeric::QuantParams>& out, const std::string& what,
+                                               const std::optional<numeric::QuantParams>& out,
+                                               numeric::Rounding rounding, const std::string& what,
                                                const std::string& op) {
     if (moved == out || !moved || !out) return std::optional<Lut>{};
     JANUS_TRY(numeric::QuantParams in, per_tensor(*moved, what, op));
     JANUS_TRY(numeric::QuantParams to, per_tensor(*out, what, op));
-    JANUS_TRY(Lut t, requant_table(in, to, what));
+    JANUS_TRY(Lut t, requant_table(in, to, rounding, what));
     bool identity = true;
     for (std::size_t k = 0; k < 256; ++k) identity = identity && t[k] == static_cast<std::uint8_t>(k - 128);
     if (identity) return std::optional<Lut>{};
@@ -461,7 +462,7 @@ inline Status check_shape(const DramArray& y, const Shape& want, const std::stri
 /// descriptor's byte layout gives the source bytes of every output element.
 template <class Op>
 Status lower_view_op(Builder& b, const typename Op::Attrs& a, const DramArray& x, const DramArray& y,
-                     const std::string& op) {
+                     numeric::Rounding rounding, const std::string& op) {
     const std::string what = b.name() + ": " + op;
     JANUS_CHECK(check_array(x, what, op, "input"));
     JANUS_CHECK(check_array(y, what, op, "output", true));
@@ -472,7 +473,7 @@ Status lower_view_op(Builder& b, const typename Op::Attrs& a, const DramArray& x
     JANUS_CHECK(check_shape(y, m.layout.shape, what, op));
     JANUS_CHECK(
         ops::movement::check_output(ops::TensorType{DType::i8, m.layout.shape, m.quant}, y.type(), ops::op_what<Op>()));
-    JANUS_TRY(std::optional<Lut> table, decide_table(m.quant, y.quant, what, op));
+    JANUS_TRY(std::optional<Lut> table, decide_table(m.quant, y.quant, rounding, what, op));
     JANUS_TRY(RowCopy c, view_copy(&m.layout, &x, y.layout(), y, what, op));
     c.table = table ? &*table : nullptr;
     std::vector<RowCopy> copies{c};
@@ -483,7 +484,7 @@ Status lower_view_op(Builder& b, const typename Op::Attrs& a, const DramArray& x
 /// Reshape, Flatten, Squeeze, Unsqueeze: the same row-major element order (shape from the host's Op::infer).
 template <class Op>
 Status lower_reshape_op(Builder& b, const typename Op::Attrs& a, const DramArray& x, const DramArray& y,
-                        const std::string& op) {
+                        numeric::Rounding rounding, const std::string& op) {
     const std::string what = b.name() + ": " + op;
     JANUS_CHECK(check_array(x, what, op, "input"));
     JANUS_CHECK(check_array(y, what, op, "output", true));
@@ -492,7 +493,7 @@ Status lower_reshape_op(Builder& b, const typename Op::Attrs& a, const DramArray
     JANUS_TRY(ops::TensorType t, Op::infer(std::span<const ops::TensorType>(&xt, 1), a));
     JANUS_CHECK(check_shape(y, t.shape, what, op));
     JANUS_CHECK(ops::movement::check_output(t, y.type(), ops::op_what<Op>()));
-    JANUS_TRY(std::optional<Lut> table, decide_table(t.quant, y.quant, what, op));
+    JANUS_TRY(std::optional<Lut> table, decide_table(t.quant, y.quant, rounding, what, op));
     const std::int64_t ni = x.inner(), no = y.inner(), pi = x.pitch, po = y.pitch;
     // the same bytes: equal rows (inner extent and pitch), or both sides dense (inner == pitch)
     const bool same_rows = (ni == no && pi == po) || (ni == pi && no == po) || x.elements() == 0;
@@ -545,7 +546,8 @@ Status lower_reshape_op(Builder& b, const typename Op::Attrs& a, const DramArray
 /// Requantize (ops/quantize.hpp), int8 -> int8, per-tensor: lut.apply with the host kernel's table. Equal pitches
 /// stream the whole storage (emit/stream.hpp, double buffered); different pitches go row by row through the DMA.
 /// Rules: lower-requantize-type (dtype "uint8"), lower-requantize-per-axis, lower-requantize-layout.
-inline Status lower_requantize(Builder& b, const ops::Requantize::Attrs& a, const DramArray& x, const DramArray& y) {
+inline Status lower_requantize(Builder& b, const ops::Requantize::Attrs& a, const DramArray& x, const DramArray& y,
+                    numeric::Rounding rounding) {
     const std::string op = "requantize", what = b.name() + ": " + op;
     JANUS_CHECK(move_detail::check_array(x, what, op, "input"));
     JANUS_CHECK(move_detail::check_array(y, what, op, "output", true));
@@ -561,7 +563,7 @@ inline Status lower_requantize(Builder& b, const ops::Requantize::Attrs& a, cons
     if (!y.quant)
         return make_error(ops::op_what<ops::Requantize>(), "output", "output-quantization-required",
                           "Requantize needs the output's scale and zero point; they are never copied from the input");
-    JANUS_TRY(std::optional<move_detail::Lut> table, move_detail::decide_table(x.quant, y.quant, what, op));
+    JANUS_TRY(std::optional<move_detail::Lut> table, move_detail::decide_table(x.quant, y.quant, rounding, what, op));
     if (table && x.pitch == y.pitch) {
         b.note(what + ": " + move_detail::describe(x) + " -> " + move_detail::describe(y) +
                ": lut.apply streamed over " + std::to_string(x.bytes()) + " B");
@@ -580,48 +582,56 @@ inline Status lower_requantize(Builder& b, const ops::Requantize::Attrs& a, cons
 
 /// Slice on any axes with any steps (ONNX clamping; negative steps): rows by strided DMA. The innermost axis may be
 /// sliced with step 1 from a multiple of 16. Rules: lower-slice-inner, lower-slice-per-axis, lower-slice-layout.
-inline Status lower_slice(Builder& b, const ops::Slice::Attrs& a, const DramArray& x, const DramArray& y) {
-    return move_detail::lower_view_op<ops::Slice>(b, a, x, y, "slice");
+inline Status lower_slice(Builder& b, const ops::Slice::Attrs& a, const DramArray& x, const DramArray& y,
+                    numeric::Rounding rounding) {
+    return move_detail::lower_view_op<ops::Slice>(b, a, x, y, rounding, "slice");
 }
 
 /// Transpose permuting the outer axes (the innermost axis stays innermost): multi-row DMA with the permuted
 /// strides. Rules: lower-transpose-inner (the innermost axis moves), lower-transpose-per-axis,
 /// lower-transpose-layout.
-inline Status lower_transpose(Builder& b, const ops::Transpose::Attrs& a, const DramArray& x, const DramArray& y) {
-    return move_detail::lower_view_op<ops::Transpose>(b, a, x, y, "transpose");
+inline Status lower_transpose(Builder& b, const ops::Transpose::Attrs& a, const DramArray& x, const DramArray& y,
+                    numeric::Rounding rounding) {
+    return move_detail::lower_view_op<ops::Transpose>(b, a, x, y, rounding, "transpose");
 }
 
 /// Expand (numpy broadcast) of outer axes: a broadcast row is staged once and stored with source stride 0; nothing
 /// is materialized in the constants (seed A7). Rules: lower-expand-inner (the innermost axis is broadcast 1 -> N),
 /// lower-expand-per-axis, lower-expand-layout.
-inline Status lower_expand(Builder& b, const ops::Expand::Attrs& a, const DramArray& x, const DramArray& y) {
-    return move_detail::lower_view_op<ops::Expand>(b, a, x, y, "expand");
+inline Status lower_expand(Builder& b, const ops::Expand::Attrs& a, const DramArray& x, const DramArray& y,
+                    numeric::Rounding rounding) {
+    return move_detail::lower_view_op<ops::Expand>(b, a, x, y, rounding, "expand");
 }
 
 /// Reshape: no code when x and y are the same bytes (the same rows at the same place: a view, logged), else a
 /// repacking copy when rows stay, merge (n_out a multiple of n_in) or split (n_in a multiple of n_out) at 16-B
 /// aligned offsets. Rules: lower-reshape-inner, lower-reshape-per-axis, lower-reshape-layout.
-inline Status lower_reshape(Builder& b, const ops::Reshape::Attrs& a, const DramArray& x, const DramArray& y) {
-    return move_detail::lower_reshape_op<ops::Reshape>(b, a, x, y, "reshape");
+inline Status lower_reshape(Builder& b, const ops::Reshape::Attrs& a, const DramArray& x, const DramArray& y,
+                    numeric::Rounding rounding) {
+    return move_detail::lower_reshape_op<ops::Reshape>(b, a, x, y, rounding, "reshape");
 }
 /// Flatten: as lower_reshape. Rules: lower-flatten-*.
-inline Status lower_flatten(Builder& b, const ops::Flatten::Attrs& a, const DramArray& x, const DramArray& y) {
-    return move_detail::lower_reshape_op<ops::Flatten>(b, a, x, y, "flatten");
+inline Status lower_flatten(Builder& b, const ops::Flatten::Attrs& a, const DramArray& x, const DramArray& y,
+                    numeric::Rounding rounding) {
+    return move_detail::lower_reshape_op<ops::Flatten>(b, a, x, y, rounding, "flatten");
 }
 /// Squeeze: as lower_reshape. Rules: lower-squeeze-*.
-inline Status lower_squeeze(Builder& b, const ops::Squeeze::Attrs& a, const DramArray& x, const DramArray& y) {
-    return move_detail::lower_reshape_op<ops::Squeeze>(b, a, x, y, "squeeze");
+inline Status lower_squeeze(Builder& b, const ops::Squeeze::Attrs& a, const DramArray& x, const DramArray& y,
+                    numeric::Rounding rounding) {
+    return move_detail::lower_reshape_op<ops::Squeeze>(b, a, x, y, rounding, "squeeze");
 }
 /// Unsqueeze: as lower_reshape. Rules: lower-unsqueeze-*.
-inline Status lower_unsqueeze(Builder& b, const ops::Unsqueeze::Attrs& a, const DramArray& x, const DramArray& y) {
-    return move_detail::lower_reshape_op<ops::Unsqueeze>(b, a, x, y, "unsqueeze");
+inline Status lower_unsqueeze(Builder& b, const ops::Unsqueeze::Attrs& a, const DramArray& x, const DramArray& y,
+                    numeric::Rounding rounding) {
+    return move_detail::lower_reshape_op<ops::Unsqueeze>(b, a, x, y, rounding, "unsqueeze");
 }
 
 /// Concat along any axis: input k is copied into the output's slice [off_k, off_k + n_k) along the axis (the host's
 /// own slicing), requantized to the output's parameters when they differ (one table per input). Along the innermost
 /// axis every offset must be a multiple of 16 (an input's rounded-up tail is overwritten by the next input, which
 /// is copied after it). Rules: lower-concat-inner, lower-concat-per-axis, lower-concat-layout.
-inline Status lower_concat(Builder& b, const ops::Concat::Attrs& a, std::span<const DramArray> xs, const DramArray& y) {
+inline Status lower_concat(Builder& b, const ops::Concat::Attrs& a, std::span<const DramArray> xs, const DramArray& y,
+                           numeric::Rounding rounding) {
     const std::string op = "concat", what = b.name() + ": " + op;
     JANUS_CHECK(move_detail::check_array(y, what, op, "output", true));
     std::vector<ops::TensorType> types;
@@ -652,7 +662,7 @@ inline Status lower_concat(Builder& b, const ops::Concat::Attrs& a, std::span<co
         const std::int64_t n = xs[k].shape[static_cast<std::size_t>(p.axis)];
         std::optional<numeric::QuantParams> dq = y.quant;
         if (y.quant) dq = ops::movement::sliced_quant(*y.quant, p.axis, SliceRange{off, n, 1});
-        JANUS_TRY(std::optional<move_detail::Lut> t, move_detail::decide_table(xs[k].quant, dq, what, op));
+        JANUS_TRY(std::optional<move_detail::Lut> t, move_detail::decide_table(xs[k].quant, dq, rounding, what, op));
         const std::int64_t ax[1] = {p.axis}, st[1] = {off}, en[1] = {off + n};
         JANUS_TRY(Layout dl, slice(yl, ax, st, en, {}, what));
         const Layout xl = xs[k].layout();
@@ -679,7 +689,8 @@ inline Status lower_concat(Builder& b, const ops::Concat::Attrs& a, std::span<co
 ///             Pad::table names (already complete on the axes inside it); DRAM -> LMEM -> DRAM in DMA order.
 /// Along the innermost axis only constant pads and crops at multiples of 16 are lowered, and an end pad needs the
 /// cropped extent to end at a multiple of 16. Rules: lower-pad-inner, lower-pad-per-axis, lower-pad-layout.
-inline Status lower_pad(Builder& b, const ops::Pad::Attrs& a, const DramArray& x, const DramArray& y) {
+inline Status lower_pad(Builder& b, const ops::Pad::Attrs& a, const DramArray& x, const DramArray& y,
+                    numeric::Rounding rounding) {
     const std::string op = "pad", what = b.name() + ": " + op;
     JANUS_CHECK(move_detail::check_array(x, what, op, "input"));
     JANUS_CHECK(move_detail::check_array(y, what, op, "output", true));
@@ -699,7 +710,7 @@ inline Status lower_pad(Builder& b, const ops::Pad::Attrs& a, const DramArray& x
                               " padding of the innermost axis copies single bytes to byte offsets within rows: "
                               "the DMA moves 16-B granules at 16-B aligned addresses (VEC / LUT operands are "
                               "16-B aligned as well); the host runs it");
-    JANUS_TRY(std::optional<move_detail::Lut> table, move_detail::decide_table(p.out.quant, y.quant, what, op));
+    JANUS_TRY(std::optional<move_detail::Lut> table, move_detail::decide_table(p.out.quant, y.quant, rounding, what, op));
     std::vector<std::int64_t> m(static_cast<std::size_t>(r)), pb(static_cast<std::size_t>(r)),
         cb(static_cast<std::size_t>(r));
     for (int k = 0; k < r; ++k) {

@@ -147,10 +147,9 @@ inline Status check_layout(const ops::PoolPlan& plan, const DramImage& x, const 
 }
 
 /// Is the max pools' post sat8(rq(v - zp_in, M) + zp_out) the identity on every int8 v? (then it is left out)
-template <numeric::RoundingMode R>
-bool max_post_is_identity(const ops::PoolPlan& p) {
+inline bool max_post_is_identity(const ops::PoolPlan& p) {
     for (std::int32_t v = -128; v <= 127; ++v)
-        if (numeric::requantize<R>(v - p.zp_in, p.multiplier, p.zp_out, -128, 127) != v) return false;
+        if (numeric::requantize(p.rounding, v - p.zp_in, p.multiplier, p.zp_out, -128, 127) != v) return false;
     return true;
 }
 
@@ -190,8 +189,7 @@ inline Status check_average(const ops::PoolPlan& p, const std::string& what) {
     return ok_status();
 }
 
-template <numeric::RoundingMode R>
-Result<AverageEpilogue> prepare_average(Builder& b, const ops::PoolPlan& p, std::int64_t pixels, std::int64_t cp,
+inline Result<AverageEpilogue> prepare_average(Builder& b, const ops::PoolPlan& p, std::int64_t pixels, std::int64_t cp,
                                         const std::string& what) {
     AverageEpilogue e;
     const std::int64_t lc = p.clamp_limit;
@@ -200,24 +198,21 @@ Result<AverageEpilogue> prepare_average(Builder& b, const ops::PoolPlan& p, std:
     e.n = pixels * cp;
     const auto m = p.table[0];
     std::vector<std::uint8_t> t;
-    append_rq_table<R>(
-        t, p.zp_out, -128, 127, cp, [](std::int64_t) { return 0; }, [&](std::int64_t) { return m; });
+    append_rq_table(t, p.rounding, p.zp_out, -128, 127, cp, [](std::int64_t) { return 0; }, [&](std::int64_t) { return m; });
     JANUS_TRY(e.table, load_constant(b, Mem::lmem, t, what + " rq table"));
     if (!e.clamp) return e;
     // acc > Lc  <=>  rq(acc - Lc, 1) >= 1 (clamped to [0, 127]);  acc < -Lc  <=>  rq(acc + Lc, 1) <= -1 ([-128, 0])
     const numeric::QuantizedMultiplier one{1 << 30, 1};
     const auto lc32 = static_cast<std::int32_t>(lc);
     std::vector<std::uint8_t> th, tl;
-    append_rq_table<R>(
-        th, 0, 0, 127, cp, [&](std::int64_t) { return -lc32; }, [&](std::int64_t) { return one; });
-    append_rq_table<R>(
-        tl, 0, -128, 0, cp, [&](std::int64_t) { return lc32; }, [&](std::int64_t) { return one; });
+    append_rq_table(th, p.rounding, 0, 0, 127, cp, [&](std::int64_t) { return -lc32; }, [&](std::int64_t) { return one; });
+    append_rq_table(tl, p.rounding, 0, -128, 0, cp, [&](std::int64_t) { return lc32; }, [&](std::int64_t) { return one; });
     JANUS_TRY(e.hi_table, load_constant(b, Mem::lmem, th, what + " mask acc > Lc"));
     JANUS_TRY(e.lo_table, load_constant(b, Mem::lmem, tl, what + " mask acc < -Lc"));
     // the host's results at the clamp limits: the same vec.rq function of the same (shifted) accumulator
     const auto at = [&](std::int64_t a) {
         return static_cast<std::uint8_t>(static_cast<std::int8_t>(
-            numeric::requantize<R>(static_cast<std::int32_t>(a << p.pre_shift), m, p.zp_out, -128, 127)));
+            numeric::requantize(p.rounding, static_cast<std::int32_t>(a << p.pre_shift), m, p.zp_out, -128, 127)));
     };
     const std::vector<std::uint8_t> hi(static_cast<std::size_t>(e.n), at(lc)),
         lo(static_cast<std::size_t>(e.n), at(-lc));
@@ -261,7 +256,7 @@ inline Status emit_average(Builder& b, const AverageEpilogue& e, std::int64_t cp
 enum class Kind { max, average };
 
 /// MaxPool / AveragePool over 2-D windows, one output row at a time (see the header).
-template <Kind K, numeric::RoundingMode R>
+template <Kind K>
 Status lower_window(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y,
                     const std::string& what) {
     constexpr bool is_max = K == Kind::max;
@@ -284,7 +279,7 @@ Status lower_window(Builder& b, const ops::PoolPlan& plan, const DramImage& x, c
         slots = std::max(slots, kr.count());
     }
     bool post = true;  // max: requantize (vec.acc + vec.rq); average: always
-    if constexpr (is_max) post = !max_post_is_identity<R>(plan);
+    if constexpr (is_max) post = !max_post_is_identity(plan);
     const bool clamp = !is_max && average_bound(plan) > plan.clamp_limit;
     const bool out_buf = !is_max || post || kw > 1;
     // LMEM: row slots and output rows of both sets, the epilogue's tables and masks; ACC: the post's rows
@@ -315,13 +310,12 @@ Status lower_window(Builder& b, const ops::PoolPlan& plan, const DramImage& x, c
     if constexpr (is_max) {
         if (post) {
             std::vector<std::uint8_t> t;
-            append_rq_table<R>(
-                t, plan.zp_out, -128, 127, Cp, [](std::int64_t) { return 0; },
+            append_rq_table(t, plan.rounding, plan.zp_out, -128, 127, Cp, [](std::int64_t) { return 0; },
                 [&](std::int64_t) { return plan.multiplier; });
             JANUS_TRY(table, load_constant(b, Mem::lmem, t, "pool rq table"));
         }
     } else {
-        JANUS_TRY(ep, prepare_average<R>(b, plan, Wfull, Cp, "pool"));
+        JANUS_TRY(ep, prepare_average(b, plan, Wfull, Cp, "pool"));
     }
     std::array<Buffer, 2> in, out, accs;
     for (std::size_t s = 0; s < 2; ++s) {
@@ -472,7 +466,7 @@ Status lower_window(Builder& b, const ops::PoolPlan& plan, const DramImage& x, c
 }
 
 /// GlobalMaxPool / GlobalAveragePool: stream the image through a P-pixel accumulator row, halve it, post.
-template <Kind K, numeric::RoundingMode R>
+template <Kind K>
 Status lower_global(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y,
                     const std::string& what, std::int64_t max_tile) {
     constexpr bool is_max = K == Kind::max;
@@ -481,7 +475,7 @@ Status lower_global(Builder& b, const ops::PoolPlan& plan, const DramImage& x, c
         return make_error(what, "", "lower-pool-layout", "a global pool's window is the whole image, its output 1x1");
     if constexpr (!is_max) JANUS_CHECK(check_average(plan, what));
     const std::int64_t Cp = x.cpitch, HW = x.h * x.w;
-    const bool post = is_max ? !max_post_is_identity<R>(plan) : true;
+    const bool post = is_max ? !max_post_is_identity(plan) : true;
     const bool clamp = !is_max && average_bound(plan) > plan.clamp_limit;
     // fixed LMEM: the output row and the post's tables; per pixel of the tile: 2 sets (+ the max row)
     const std::int64_t fixed = 16 + Cp + (is_max ? (post ? 16 + 16 * Cp : 0) : AverageEpilogue::lmem(clamp, 1, Cp));
@@ -516,15 +510,14 @@ Status lower_global(Builder& b, const ops::PoolPlan& plan, const DramImage& x, c
     if constexpr (is_max) {
         if (post) {
             std::vector<std::uint8_t> t;
-            append_rq_table<R>(
-                t, plan.zp_out, -128, 127, Cp, [](std::int64_t) { return 0; },
+            append_rq_table(t, plan.rounding, plan.zp_out, -128, 127, Cp, [](std::int64_t) { return 0; },
                 [&](std::int64_t) { return plan.multiplier; });
             JANUS_TRY(table, load_constant(b, Mem::lmem, t, "global pool rq table"));
             JANUS_TRY(acc1, b.alloc(Mem::acc, static_cast<std::uint32_t>(4 * Cp), "global pool post ACC"));
         }
         JANUS_TRY(accum, b.alloc(Mem::lmem, static_cast<std::uint32_t>(tile), "global pool max row"));
     } else {
-        JANUS_TRY(ep, prepare_average<R>(b, plan, 1, Cp, "global pool"));
+        JANUS_TRY(ep, prepare_average(b, plan, 1, Cp, "global pool"));
         JANUS_TRY(accum, b.alloc(Mem::acc, static_cast<std::uint32_t>(4 * tile), "global pool sums"));
     }
     JANUS_TRY(result, b.alloc(Mem::lmem, static_cast<std::uint32_t>(Cp), "global pool out"));
@@ -589,31 +582,27 @@ Status lower_global(Builder& b, const ops::PoolPlan& plan, const DramImage& x, c
 }  // namespace pool_detail
 
 /// MaxPool (int8, per tensor) from ops::MaxPool::plan: any kernel, pads, strides, dilations, ceil_mode.
-template <numeric::RoundingMode R = ops::MaxPool::rounding>
-Status lower_max_pool(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y) {
-    return pool_detail::lower_window<pool_detail::Kind::max, R>(b, plan, x, y, b.name() + ": max pool");
+inline Status lower_max_pool(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y) {
+    return pool_detail::lower_window<pool_detail::Kind::max>(b, plan, x, y, b.name() + ": max pool");
 }
 
 /// AveragePool (int8) from ops::AveragePool::plan, when every output position has the same count
 /// (rule lower-pool-count otherwise).
-template <numeric::RoundingMode R = ops::AveragePool::rounding>
-Status lower_average_pool(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y) {
-    return pool_detail::lower_window<pool_detail::Kind::average, R>(b, plan, x, y, b.name() + ": average pool");
+inline Status lower_average_pool(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y) {
+    return pool_detail::lower_window<pool_detail::Kind::average>(b, plan, x, y, b.name() + ": average pool");
 }
 
 /// GlobalMaxPool (int8) from ops::GlobalMaxPool::plan. max_tile: pixels per tile (0: from the free memory).
-template <numeric::RoundingMode R = ops::GlobalMaxPool::rounding>
-Status lower_global_max_pool(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y,
+inline Status lower_global_max_pool(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y,
                              std::int64_t max_tile = 0) {
-    return pool_detail::lower_global<pool_detail::Kind::max, R>(b, plan, x, y, b.name() + ": global max pool",
+    return pool_detail::lower_global<pool_detail::Kind::max>(b, plan, x, y, b.name() + ": global max pool",
                                                                 max_tile);
 }
 
 /// GlobalAveragePool (int8) from ops::GlobalAveragePool::plan. max_tile: pixels per tile (0: from the free memory).
-template <numeric::RoundingMode R = ops::GlobalAveragePool::rounding>
-Status lower_global_average_pool(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y,
+inline Status lower_global_average_pool(Builder& b, const ops::PoolPlan& plan, const DramImage& x, const DramImage& y,
                                  std::int64_t max_tile = 0) {
-    return pool_detail::lower_global<pool_detail::Kind::average, R>(b, plan, x, y, b.name() + ": global average pool",
+    return pool_detail::lower_global<pool_detail::Kind::average>(b, plan, x, y, b.name() + ": global average pool",
                                                                     max_tile);
 }
 

@@ -145,7 +145,7 @@ inline bool reduced_suffix(const Shape& s, const Dims& axes) {
 inline std::string job_text(std::int64_t n, const char* one) { return std::to_string(n) + " " + one; }
 
 /// The outer strategy (see the header).
-template <Kind K, numeric::RoundingMode R>
+template <Kind K>
 Status lower_outer(Builder& b, const ops::ReducePlan& p, const DramRows& x, const DramRows& y, const ReduceTiles& opt,
                    const std::string& what) {
     const int rank = x.shape.size();
@@ -215,12 +215,10 @@ Status lower_outer(Builder& b, const ops::ReducePlan& p, const DramRows& x, cons
     const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
     std::vector<std::uint8_t> t;
     if constexpr (is_sum) {
-        append_rq_table<R>(
-            t, p.zp_out[0], -128, 127, Cp, [](std::int64_t) { return 0; },
+        append_rq_table(t, p.rounding, p.zp_out[0], -128, 127, Cp, [](std::int64_t) { return 0; },
             [&](std::int64_t) { return p.multipliers[0]; });
     } else {
-        append_rq_table<R>(
-            t, p.zp_out[0], -128, 127, Cp, [&](std::int64_t c) { return -p.zp_in[chan(c)]; },
+        append_rq_table(t, p.rounding, p.zp_out[0], -128, 127, Cp, [&](std::int64_t c) { return -p.zp_in[chan(c)]; },
             [&](std::int64_t c) { return p.multipliers[chan(c)]; });
     }
     JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, t, "reduce rq table"));
@@ -285,8 +283,7 @@ Status lower_outer(Builder& b, const ops::ReducePlan& p, const DramRows& x, cons
 }
 
 /// The inner strategy (sum / mean; see the header).
-template <numeric::RoundingMode R>
-Status lower_inner(Builder& b, const ops::ReducePlan& p, const DramRows& x, const DramRows& y, const ReduceTiles& opt,
+inline Status lower_inner(Builder& b, const ops::ReducePlan& p, const DramRows& x, const DramRows& y, const ReduceTiles& opt,
                    const std::string& what) {
     if (!reduced_suffix(x.shape, p.axes))
         return make_error(what, "", "lower-reduce-axes",
@@ -341,8 +338,7 @@ Status lower_inner(Builder& b, const ops::ReducePlan& p, const DramRows& x, cons
             for (std::int64_t j = 0; j < 16; ++j) ones[static_cast<std::size_t>(16 * k + j)] = 1;
     JANUS_TRY(Buffer bones, load_constant(b, Mem::lmem, ones, "reduce ones block"));
     std::vector<std::uint8_t> t;
-    append_rq_table<R>(
-        t, p.zp_out[0], -128, 127, 16, [](std::int64_t) { return 0; }, [&](std::int64_t) { return p.multipliers[0]; });
+    append_rq_table(t, p.rounding, p.zp_out[0], -128, 127, 16, [](std::int64_t) { return 0; }, [&](std::int64_t) { return p.multipliers[0]; });
     JANUS_TRY(Buffer tab, load_constant(b, Mem::lmem, t, "reduce rq table"));
     Buffer sel, ident;
     if (lanes) {
@@ -351,8 +347,7 @@ Status lower_inner(Builder& b, const ops::ReducePlan& p, const DramRows& x, cons
         JANUS_TRY(sel, load_constant(b, Mem::lmem, s, "reduce selection matrix"));
         std::vector<std::uint8_t> it;
         const numeric::QuantizedMultiplier one{1 << 30, 1};
-        append_rq_table<R>(
-            it, 0, -128, 127, 16, [](std::int64_t) { return 0; }, [&](std::int64_t) { return one; });
+        append_rq_table(it, p.rounding, 0, -128, 127, 16, [](std::int64_t) { return 0; }, [&](std::int64_t) { return one; });
         JANUS_TRY(ident, load_constant(b, Mem::lmem, it, "reduce identity table"));
     }
     std::array<Buffer, 2> abuf, copies, out, acc, acc2;
@@ -434,21 +429,21 @@ Status lower_inner(Builder& b, const ops::ReducePlan& p, const DramRows& x, cons
     return ok_status();
 }
 
-template <Kind K, numeric::RoundingMode R>
+template <Kind K>
 Status lower(Builder& b, const ops::ReducePlan& p, const DramRows& x, const DramRows& y, const ReduceTiles& opt,
              const char* name) {
     const std::string what = b.name() + ": " + name;
     JANUS_CHECK(check_common(p, x, y, what));
     const int rank = x.shape.size();
     const bool inner = rank > 0 && std::find(p.axes.begin(), p.axes.end(), rank - 1) != p.axes.end();
-    if (!inner) return lower_outer<K, R>(b, p, x, y, opt, what);
+    if (!inner) return lower_outer<K>(b, p, x, y, opt, what);
     if constexpr (K != Kind::sum) {
         return make_error(what, "", "lower-reduce-inner-minmax",
                           "a max / min over the innermost axis: vec.max and vec.min combine two vectors lane by lane "
                           "(element i with element i), every local address is 16-B aligned and DMA moves whole 16-B "
                           "granules, so no VEC or DMA instruction brings two elements of one granule into one lane");
     } else {
-        return lower_inner<R>(b, p, x, y, opt, what);
+        return lower_inner(b, p, x, y, opt, what);
     }
 }
 
@@ -456,33 +451,29 @@ Status lower(Builder& b, const ops::ReducePlan& p, const DramRows& x, const Dram
 
 /// ReduceSum (int8, per tensor) from ops::ReduceSum::plan: outer axes ([K1, R, K2]) on VEC, or a reduced suffix
 /// holding the innermost axis on the MAC array.
-template <numeric::RoundingMode R = ops::ReduceSum::rounding>
-Status lower_reduce_sum(Builder& b, const ops::ReducePlan& plan, const DramRows& x, const DramRows& y,
+inline Status lower_reduce_sum(Builder& b, const ops::ReducePlan& plan, const DramRows& x, const DramRows& y,
                         const ReduceTiles& opt = {}) {
-    return reduce_detail::lower<reduce_detail::Kind::sum, R>(b, plan, x, y, opt, "reduce sum");
+    return reduce_detail::lower<reduce_detail::Kind::sum>(b, plan, x, y, opt, "reduce sum");
 }
 
 /// ReduceMean (int8, per tensor) from ops::ReduceMean::plan (1 / count is in the plan's multiplier): as ReduceSum.
-template <numeric::RoundingMode R = ops::ReduceMean::rounding>
-Status lower_reduce_mean(Builder& b, const ops::ReducePlan& plan, const DramRows& x, const DramRows& y,
+inline Status lower_reduce_mean(Builder& b, const ops::ReducePlan& plan, const DramRows& x, const DramRows& y,
                          const ReduceTiles& opt = {}) {
-    return reduce_detail::lower<reduce_detail::Kind::sum, R>(b, plan, x, y, opt, "reduce mean");
+    return reduce_detail::lower<reduce_detail::Kind::sum>(b, plan, x, y, opt, "reduce mean");
 }
 
 /// ReduceMax (int8; per tensor, or per channel along the innermost axis) from ops::ReduceMax::plan: outer axes only
 /// (rule lower-reduce-inner-minmax otherwise).
-template <numeric::RoundingMode R = ops::ReduceMax::rounding>
-Status lower_reduce_max(Builder& b, const ops::ReducePlan& plan, const DramRows& x, const DramRows& y,
+inline Status lower_reduce_max(Builder& b, const ops::ReducePlan& plan, const DramRows& x, const DramRows& y,
                         const ReduceTiles& opt = {}) {
-    return reduce_detail::lower<reduce_detail::Kind::max, R>(b, plan, x, y, opt, "reduce max");
+    return reduce_detail::lower<reduce_detail::Kind::max>(b, plan, x, y, opt, "reduce max");
 }
 
 /// ReduceMin (int8; per tensor, or per channel along the innermost axis) from ops::ReduceMin::plan: outer axes only
 /// (rule lower-reduce-inner-minmax otherwise).
-template <numeric::RoundingMode R = ops::ReduceMin::rounding>
-Status lower_reduce_min(Builder& b, const ops::ReducePlan& plan, const DramRows& x, const DramRows& y,
+inline Status lower_reduce_min(Builder& b, const ops::ReducePlan& plan, const DramRows& x, const DramRows& y,
                         const ReduceTiles& opt = {}) {
-    return reduce_detail::lower<reduce_detail::Kind::min, R>(b, plan, x, y, opt, "reduce min");
+    return reduce_detail::lower<reduce_detail::Kind::min>(b, plan, x, y, opt, "reduce min");
 }
 
 }  // namespace janus::emit

@@ -65,7 +65,8 @@ inline std::vector<Columns> split_columns(const std::vector<std::int64_t>& w) {
 }  // namespace resize_detail
 
 /// x: {1, H, W, C} NHWC with its quantization; y: {1, Ho, Wo, C}. `a` is the ONNX Resize's attributes (NCHW axes).
-inline Status lower_resize(Builder& b, const ops::Resize::Attrs& a, const DramArray& x, const DramArray& y) {
+inline Status lower_resize(Builder& b, const ops::Resize::Attrs& a, const DramArray& x, const DramArray& y,
+                           numeric::Rounding rounding) {
     using namespace move_detail;
     const std::string what = b.name() + ": resize", op = "resize";
     JANUS_CHECK(check_array(x, what, op, "input"));
@@ -90,7 +91,7 @@ inline Status lower_resize(Builder& b, const ops::Resize::Attrs& a, const DramAr
                           "pixels); the host runs it in float32");
     const std::int64_t Ho = p.out[2], Wo = p.out[3];
     JANUS_CHECK(check_shape(y, Shape{1, Ho, Wo, C}, what, op));
-    JANUS_TRY(const std::optional<Lut> table, decide_table(x.quant, y.quant, what, op));
+    JANUS_TRY(const std::optional<Lut> table, decide_table(x.quant, y.quant, rounding, what, op));
     const auto h = ops::resize::nearest_table(p, 2, H);
     const auto w = ops::resize::nearest_table(p, 3, W);
     const auto cols = resize_detail::split_columns(w);

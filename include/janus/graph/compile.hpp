@@ -319,7 +319,15 @@ inline Result<package::Package> compile_package(const Graph& g, const LoweredGra
                                g.nodes[n.node].origin, g.nodes[n.node].op});
     }
     p.placement = placement_record(g, L);
+    p.rounding = L.rounding;
     return p;
+}
+
+/// The context the host kernels of package `p` run with: the caller's (simd), with the package's own rounding
+/// (package::effective_rounding; the program's requantizations were compiled with it).
+inline ops::OpContext package_context(const package::Package& p, ops::OpContext ctx) {
+    ctx.rounding = package::effective_rounding(p);
+    return ctx;
 }
 
 /// A package's program on one machine, segment by segment: the regions sized from the package (scratch, input and
@@ -443,7 +451,7 @@ public:
 
 private:
     ProgramRun(const package::Package& p, KernelFn kernel, SimulateFn simulate, const ops::OpContext& ctx)
-        : p_(&p), kernel_(kernel), simulate_(simulate), ctx_(ctx) {}
+        : p_(&p), kernel_(kernel), simulate_(simulate), ctx_(package_context(p, ctx)) {}
     /// The storage quantization `q` (int8) seen in the boundary dtype (uint8 or int8): the same real values, the
     /// zero point 128 higher or lower.
     static numeric::QuantParams boundary_quant(numeric::QuantParams q, DType boundary) {
@@ -600,11 +608,12 @@ inline Result<std::vector<Tensor>> run_package(const package::Package& p, const 
                                                std::span<const Tensor> inputs, KernelFn kernel, SimulateFn simulate,
                                                vnpu::sim::Report* report = nullptr, const ops::OpContext& ctx = {}) {
     const Graph& g = h.graph;
+    const ops::OpContext host_ctx = package_context(p, ctx);
     JANUS_TRY(Env env, bind_inputs(g, inputs, h.model_inputs));
     JANUS_TRY(ProgramRun run, ProgramRun::start(p, kernel, simulate, ctx));
     std::size_t k = 0;
     for (std::size_t s = 0; s < run.segments(); ++s) {
-        for (; k < h.nodes_before[s]; ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, ctx));
+        for (; k < h.nodes_before[s]; ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, host_ctx));
         const auto [in_first, in_end] = run.inputs_of(s);
         for (std::size_t i = in_first; i < in_end; ++i)
             JANUS_CHECK(run.place(i, *env[static_cast<std::size_t>(h.program_inputs[i])]));
@@ -617,7 +626,7 @@ inline Result<std::vector<Tensor>> run_package(const package::Package& p, const 
             env[static_cast<std::size_t>(h.program_outputs[i])] = std::move(y);
         }
     }
-    for (; k < g.nodes.size(); ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, ctx));
+    for (; k < g.nodes.size(); ++k) JANUS_CHECK(run_node(g, k, env, kernel, {}, host_ctx));
     std::vector<Tensor> out;
     for (ValueId v : g.outputs) out.push_back(*env[static_cast<std::size_t>(v)]);
     return out;

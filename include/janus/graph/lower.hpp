@@ -157,6 +157,9 @@ struct LowerOptions {
     bool kernel_barriers = true;      ///< false only for the negative control of tests/graph/lower.cpp
     /// A compiler's own op lowerings (examples/custom_op), found before the built-in ones; they must outlive the call.
     std::span<const OpLowering> lowerings = {};
+    /// The rounding of every requantization the NPU program makes: each op's plan is made with it, and the host
+    /// engine must run with the same (ops::OpContext::rounding) for the two to agree (`janusc --rounding`).
+    numeric::Rounding rounding = numeric::default_rounding_mode;
 };
 
 struct LoweredNode {
@@ -205,6 +208,9 @@ struct LoweredGraph {
     std::size_t attempts = 0;  ///< lowering attempts: 1, plus one per round of refusals (host fallback)
     std::vector<std::string> log;     ///< one line per decision (placement, strategy, emitter log)
     bool intermediates_kept = false;  ///< LowerOptions::keep_intermediates: every NPU value is readable after a run
+    /// LowerOptions::rounding: the program's requantizations round so; the host nodes must run with it (the package
+    /// records it).
+    numeric::Rounding rounding = numeric::default_rounding_mode;
     /// How many nodes run on the host: before, between and after the segments.
     std::size_t host_nodes() const {
         std::size_t n = host_before.size() + host_after.size();
@@ -373,7 +379,7 @@ inline std::int64_t norm_axis(std::int64_t a, std::size_t rank) {
 /// physical order (a reshape between images, a reduction that drops an axis the output keeps in another place) is
 /// refused with lower-layout. `how` is the log's description.
 inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const PhysicalArray> xs, const PhysicalArray& y,
-                             const std::string& what, std::string& how) {
+                             numeric::Rounding rounding, const std::string& what, std::string& how) {
     const PhysicalArray& x = xs[0];
     const std::size_t rank = x.order.size();
     const auto same_order = [&]() -> Status {
@@ -414,7 +420,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
                                   "lowered");
         const ops::TensorType xt{DType::i8, x.array.dims(), x.array.quant};
         const ops::TensorType yt{DType::i8, y.array.dims(), y.array.quant};
-        JANUS_TRY(const ops::ReducePlan plan, Op::plan(xt, a, yt));
+        JANUS_TRY(const ops::ReducePlan plan, Op::plan(xt, a, yt, rounding));
         how = "lower_" + n.op + " over physical axes" + [&] {
             std::string s;
             for (auto ax : a.axes) s += " " + std::to_string(ax);
@@ -424,16 +430,16 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
         const emit::DramRows yr{y.array.region, y.array.offset, y.array.dims(), y.array.pitch};
         return lower(b, plan, xr, yr, emit::ReduceTiles{});
     };
-    if (n.op == "ReduceSum") return reduce.template operator()<ops::ReduceSum>(&emit::lower_reduce_sum<>);
-    if (n.op == "ReduceMean") return reduce.template operator()<ops::ReduceMean>(&emit::lower_reduce_mean<>);
-    if (n.op == "ReduceMax") return reduce.template operator()<ops::ReduceMax>(&emit::lower_reduce_max<>);
-    if (n.op == "ReduceMin") return reduce.template operator()<ops::ReduceMin>(&emit::lower_reduce_min<>);
+    if (n.op == "ReduceSum") return reduce.template operator()<ops::ReduceSum>(&emit::lower_reduce_sum);
+    if (n.op == "ReduceMean") return reduce.template operator()<ops::ReduceMean>(&emit::lower_reduce_mean);
+    if (n.op == "ReduceMax") return reduce.template operator()<ops::ReduceMax>(&emit::lower_reduce_max);
+    if (n.op == "ReduceMin") return reduce.template operator()<ops::ReduceMin>(&emit::lower_reduce_min);
     if (n.op == "Resize") {  // emit::lower_resize takes the logical (NCHW) attributes and an NHWC image
         if (x.order.size() != 4 || y.order.size() != 4)
             return make_error(what, "", "lower-layout", "Resize lowers on [1, C, H, W] images");
         JANUS_TRY(auto a, attrs_of<ops::Resize::Attrs>(n.attrs, ops::Resize::schema, what));
         how = "lower_resize";
-        return emit::lower_resize(b, a, x.array, y.array);
+        return emit::lower_resize(b, a, x.array, y.array, rounding);
     }
     if (n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze") {
         // matrices and stacks (any mix of them): the logical order is the physical one, row-major on both sides
@@ -445,7 +451,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
         JANUS_TRY(auto a,
                   attrs_of<ops::Reshape::Attrs>(ops::AttrMap{{"shape", y.array.shape}}, ops::Reshape::schema, what));
         how = "lower_reshape";
-        return emit::lower_reshape(b, a, x.array, y.array);
+        return emit::lower_reshape(b, a, x.array, y.array, rounding);
     }
     JANUS_CHECK(same_order());
     if (n.op == "Transpose") {
@@ -456,7 +462,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
         a.perm.clear();  // output physical axis i is output logical axis y.order[i] = input logical perm[that]
         for (std::size_t i = 0; i < rank; ++i) a.perm.push_back(x.axis(perm[static_cast<std::size_t>(y.order[i])]));
         how = "lower_transpose";
-        return emit::lower_transpose(b, a, x.array, y.array);
+        return emit::lower_transpose(b, a, x.array, y.array, rounding);
     }
     if (n.op == "Slice") {
         JANUS_TRY(auto a, attrs_of<ops::Slice::Attrs>(n.attrs, ops::Slice::schema, what));
@@ -464,7 +470,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
             for (std::size_t k = 0; k < a.starts.size(); ++k) a.axes.push_back(static_cast<std::int64_t>(k));
         for (auto& ax : a.axes) ax = x.axis(norm_axis(ax, rank));
         how = "lower_slice";
-        return emit::lower_slice(b, a, x.array, y.array);
+        return emit::lower_slice(b, a, x.array, y.array, rounding);
     }
     if (n.op == "Pad") {
         JANUS_TRY(auto a, attrs_of<ops::Pad::Attrs>(n.attrs, ops::Pad::schema, what));
@@ -477,7 +483,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
             a.pads = std::move(p);
         }
         how = "lower_pad";
-        return emit::lower_pad(b, a, x.array, y.array);
+        return emit::lower_pad(b, a, x.array, y.array, rounding);
     }
     if (n.op == "Concat") {
         JANUS_TRY(auto a, attrs_of<ops::Concat::Attrs>(n.attrs, ops::Concat::schema, what));
@@ -485,13 +491,13 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
         std::vector<emit::DramArray> arrays;
         for (const auto& o : xs) arrays.push_back(o.array);
         how = "lower_concat";
-        return emit::lower_concat(b, a, arrays, y.array);
+        return emit::lower_concat(b, a, arrays, y.array, rounding);
     }
     if (n.op == "Expand") {
         JANUS_TRY(auto a, attrs_of<ops::Expand::Attrs>(n.attrs, ops::Expand::schema, what));
         a.shape = y.array.shape;
         how = "lower_expand";
-        return emit::lower_expand(b, a, x.array, y.array);
+        return emit::lower_expand(b, a, x.array, y.array, rounding);
     }
     return make_error(what, "", "lower-op", n.op + " is not an array op");
 }
@@ -613,6 +619,8 @@ public:
     /// "graph G: node K (Op origin)": the input of the errors a lowering makes.
     const std::string& what() const { return what_; }
     emit::Builder& builder() { return s_.b; }
+    /// The rounding every plan of this lowering is made with (LowerOptions::rounding).
+    numeric::Rounding rounding() const { return s_.opt.rounding; }
     const Value& output() const { return s_.g.value(node().outputs[0]); }
     /// The output's placement form (shape_form: image, matrix or stack); place_output gives it a region and offset.
     const Placement& form() const { return form_; }
@@ -725,7 +733,7 @@ inline Status lower_conv_node(NodeLowering& nl) {
                               geo.conv.groups};
     const std::int64_t co = wv.type.shape[0];
     JANUS_TRY(auto plan, integer ? ops::ConvInteger::zero_points(types, a)
-                                 : ops::plan_conv_quant(types[0], types[1], out.type, co, false, what));
+                                 : ops::plan_conv_quant(types[0], types[1], out.type, co, false, nl.rounding(), what));
     JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
     const auto w = const_data<std::int8_t>(wv);
     const Placement x = nl.input(0);
@@ -752,7 +760,7 @@ inline Status lower_conv_transpose_node(NodeLowering& nl) {
     if (nl.input(0).form != Placement::Form::image || form.form != Placement::Form::image ||
         wv.type.shape.size() != 4)
         return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
-    JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, out.type.shape[1], true, what));
+    JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, out.type.shape[1], true, nl.rounding(), what));
     JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
     const Placement x = nl.input(0);
     const Placement y = nl.place_output(form);
@@ -781,7 +789,7 @@ inline Status lower_matmul_left(NodeLowering& nl) {
                               wv.name + " " + wv.type.shape.str() + " is on the left");
     if (nl.input(0).form != Placement::Form::matrix || !nl.input(0).columns.empty())
         return make_error(what, "", "lower-layout", "the activation on the right must be a matrix [K, N]");
-    JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
+    JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type, nl.rounding()));
     const Placement x = nl.input(0);
     const Placement y = nl.place_result(form);
     nl.log("lower_matmul_left M=" + std::to_string(wv.type.shape[0]) +
@@ -807,7 +815,7 @@ inline Status lower_matmul_batch(NodeLowering& nl) {
                           "a batched MatMul lowers as [B, M, K] or [M, K] activations times a constant "
                           "[B, K, N] or [K, N] weight; here " +
                               g.value(ins[0]).type.shape.str() + " x " + ws.str());
-    JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type));
+    JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type, nl.rounding()));
     const std::int64_t K = ws[ws.size() - 2], N = ws[ws.size() - 1];
     const Placement y = nl.place_result(form);
     emit::MatmulOptions mo{0, 0, nl.clamp(), nl.lut()};
@@ -854,7 +862,7 @@ inline Status lower_matmul_right(NodeLowering& nl) {
                     t[static_cast<std::size_t>(r * N + c)] = w[static_cast<std::size_t>(c * K + r)];
             w = std::move(t);
         }
-        plan = ops::Gemm::plan(types, a, out.type);
+        plan = ops::Gemm::plan(types, a, out.type, nl.rounding());
         if (plan.ok() && plan->add_c) {
             const Value& cv = g.value(n.inputs[2]);
             if (cv.kind != ValueKind::constant || cv.type.dtype != DType::i32 || cv.type.shape.size() != 1 ||
@@ -866,7 +874,7 @@ inline Status lower_matmul_right(NodeLowering& nl) {
     } else if (integer) {
         plan = ops::MatMulInteger::zero_points(types);
     } else {
-        plan = ops::MatMul::plan(types, out.type);
+        plan = ops::MatMul::plan(types, out.type, nl.rounding());
     }
     if (!plan.ok()) return nl.named(plan.error());
     const Placement x = nl.input(0);
@@ -897,14 +905,14 @@ inline Status lower_pool_node(NodeLowering& nl) {
     Result<ops::PoolPlan> plan = make_error(what, "", "lower-pool", "no plan");
     if (n.op == "MaxPool") {
         JANUS_TRY(auto a, attrs_of<ops::MaxPool::Attrs>(n.attrs, ops::MaxPool::schema, what));
-        plan = ops::MaxPool::plan(types[0], a, out.type);
+        plan = ops::MaxPool::plan(types[0], a, out.type, nl.rounding());
     } else if (n.op == "AveragePool") {
         JANUS_TRY(auto a, attrs_of<ops::AveragePool::Attrs>(n.attrs, ops::AveragePool::schema, what));
-        plan = ops::AveragePool::plan(types[0], a, out.type);
+        plan = ops::AveragePool::plan(types[0], a, out.type, nl.rounding());
     } else if (n.op == "GlobalAveragePool") {
-        plan = ops::GlobalAveragePool::plan(types[0], {}, out.type);
+        plan = ops::GlobalAveragePool::plan(types[0], {}, out.type, nl.rounding());
     } else {
-        plan = ops::GlobalMaxPool::plan(types[0], {}, out.type);
+        plan = ops::GlobalMaxPool::plan(types[0], {}, out.type, nl.rounding());
     }
     if (!plan.ok()) return nl.named(plan.error());
     const Placement y = nl.place_output(form);
@@ -954,7 +962,7 @@ inline Status lower_binary_node(NodeLowering& nl) {
     const Placement y = nl.place_output(form);
     nl.log("lower_binary");
     const auto run = [&]<expr::BinOp Kind>() -> Status {
-        JANUS_TRY(auto plan, ops::plan_binary_quant<Kind>(qa, qb, qy, what));
+        JANUS_TRY(auto plan, ops::plan_binary_quant<Kind>(qa, qb, qy, nl.rounding(), what));
         return emit::lower_binary<Kind>(b, plan, x, z, y.flat());
     };
     st = n.op == "Add"   ? run.template operator()<expr::BinOp::add>()
@@ -974,7 +982,7 @@ inline Status lower_requantize_node(NodeLowering& nl) {
     // int8 -> int8 (an int8 output is an NPU candidate): the copy kernel's own map as a LUT (emit/movement.hpp)
     JANUS_TRY(const auto qin, emit::move_detail::per_tensor(*types[0].quant, what, "requantize"));
     JANUS_TRY(const auto qout, emit::move_detail::per_tensor(*out.type.quant, what, "requantize"));
-    JANUS_TRY(const auto lut, emit::move_detail::requant_table(qin, qout, what));
+    JANUS_TRY(const auto lut, emit::move_detail::requant_table(qin, qout, nl.rounding(), what));
     expr::Table256 table;
     for (std::size_t j = 0; j < 256; ++j) table.values[j] = static_cast<std::int8_t>(lut[j]);
     const Placement x = nl.input(0);
@@ -997,7 +1005,7 @@ inline Status lower_array_node(NodeLowering& nl) {
     const Placement y = nl.place_output(form);
     JANUS_TRY(const PhysicalArray ya, physical(y, out.type, what));
     std::string how;
-    st = lower_array_op(b, n, xs, ya, what, how);
+    st = lower_array_op(b, n, xs, ya, nl.rounding(), what, how);
     if (st.ok()) nl.log(how);
     return nl.named(st);
 }
@@ -1472,6 +1480,7 @@ JANUS_LOWERING_LINKAGE Result<LoweredGraph> lower_graph(const Graph& g, const Lo
             }
             L.log.insert(L.log.begin(), refusal_log.begin(), refusal_log.end());
             L.attempts = attempt;
+            L.rounding = opt.rounding;
             return L;
         }
         for (Refusal& r : refused) {  // each attempt moves at least one node: at most one attempt per node

@@ -75,6 +75,9 @@ using PassLog = std::vector<std::string>;
 struct PassContext {
     KernelFn kernel = nullptr;                 ///< the reference kernel (ops::call_by_name)
     std::int64_t fold_limit_bytes = 16 << 20;  ///< fold-constants keeps nodes whose result would be larger
+    /// The rounding the kernels a pass runs use (folded constants, batch-norm-to-conv's probes): the engines' own.
+    numeric::Rounding rounding = numeric::default_rounding_mode;
+    ops::OpContext op_context() const { return ops::OpContext{true, rounding}; }
 };
 using PassFn = Status (*)(Graph&, PassLog&, const PassContext&);
 
@@ -204,7 +207,7 @@ inline Status fold_constants(Graph& g, PassLog& log, const PassContext& ctx) {
         if (!ctx.kernel)
             return make_error("pass fold-constants", "", "pass-kernel",
                               "no reference kernel was given to evaluate " + pass_detail::describe(g, n));
-        Result<Tensor> r = ctx.kernel(n.op, in, n.attrs, out.type, ops::OpContext{});
+        Result<Tensor> r = ctx.kernel(n.op, in, n.attrs, out.type, ctx.op_context());
         if (!r.ok()) {
             const Error& e = r.error();
             if (e.unsupported()) return e.within("node " + pass_detail::describe(g, n), "");
@@ -373,11 +376,11 @@ inline Result<BnConv> bn_conv(std::span<const BnConvChannel> ch, const numeric::
 
 /// The codes the depthwise Conv `conv` gives on bn_probe, [channels * 256].
 inline Result<std::vector<std::int8_t>> bn_conv_codes(const BnConv& conv, const numeric::QuantParams& qx,
-                                                      const numeric::QuantParams& qy, KernelFn kernel) {
+                                                      const numeric::QuantParams& qy, const PassContext& ctx) {
     const std::int64_t C = conv.weight.shape()[0];
     const std::vector<Tensor> in{bn_probe(C, qx), conv.weight, conv.bias};
     JANUS_TRY(const Tensor y,
-              kernel("Conv", in, conv.attrs, ops::TensorType{DType::i8, Shape{1, C, 16, 16}, qy}, ops::OpContext{}));
+              ctx.kernel("Conv", in, conv.attrs, ops::TensorType{DType::i8, Shape{1, C, 16, 16}, qy}, ctx.op_context()));
     return y.to_vector<std::int8_t>();
 }
 
@@ -385,7 +388,7 @@ inline Result<std::vector<std::int8_t>> bn_conv_codes(const BnConv& conv, const 
 /// d = 0, 1, -1, ..., +-range, keeping per channel the candidate with the fewest codes unequal to `want`.
 inline Status bn_search(const ops::BatchNormAffine& f, std::span<const std::int8_t> want, std::vector<std::size_t> idx,
                         double factor, int range, const numeric::QuantParams& qx, const numeric::QuantParams& qy,
-                        KernelFn kernel, std::vector<BnConvChannel>& best, const std::string& what) {
+                        const PassContext& ctx, std::vector<BnConvChannel>& best, const std::string& what) {
     std::vector<BnConvChannel> cand;
     std::vector<double> b0;
     for (std::size_t c : idx) {
@@ -405,7 +408,7 @@ inline Status bn_search(const ops::BatchNormAffine& f, std::span<const std::int8
         }
         if (!open) break;
         JANUS_TRY(const BnConv trial, bn_conv(cand, qx, what));
-        JANUS_TRY(const auto got, bn_conv_codes(trial, qx, qy, kernel));
+        JANUS_TRY(const auto got, bn_conv_codes(trial, qx, qy, ctx));
         for (std::size_t j = 0; j < idx.size(); ++j) {
             const std::size_t c = idx[j];
             int differ = std::fabs(b0[j] + d) < 2147483647.0 ? 0 : bn_far;
@@ -463,7 +466,8 @@ inline Status batch_norm_to_conv(Graph& g, PassLog& log, const PassContext& ctx)
         std::vector<Tensor> bn_in{pass_detail::bn_probe(C, qx)};
         for (std::size_t i = 1; i < 5; ++i) bn_in.push_back(*g.value(n.inputs[i]).data);
         JANUS_TRY(const Tensor want_t, ctx.kernel("BatchNormalization", bn_in, n.attrs,
-                                                  ops::TensorType{DType::i8, Shape{1, C, 16, 16}, qy}, {}));
+                                                  ops::TensorType{DType::i8, Shape{1, C, 16, 16}, qy},
+                                                  ctx.op_context()));
         const auto want = want_t.to_vector<std::int8_t>();
 
         // The Conv kernel may refuse a candidate the BatchNorm kernel takes (its capped plan covers ratios up to
@@ -472,14 +476,14 @@ inline Status batch_norm_to_conv(Graph& g, PassLog& log, const PassContext& ctx)
         const Status searched = [&]() -> Status {
             std::vector<std::size_t> all(Cs);
             for (std::size_t c = 0; c < Cs; ++c) all[c] = c;
-            JANUS_CHECK(pass_detail::bn_search(f, want, all, 1.0, 128, qx, qy, ctx.kernel, best, what));
+            JANUS_CHECK(pass_detail::bn_search(f, want, all, 1.0, 128, qx, qy, ctx, best, what));
             for (int j = 1; j <= 16; ++j)
                 for (int sign : {1, -1}) {
                     std::vector<std::size_t> open;
                     for (std::size_t c = 0; c < Cs; ++c)
                         if (best[c].differ != 0) open.push_back(c);
                     if (open.empty()) return ok_status();
-                    JANUS_CHECK(pass_detail::bn_search(f, want, open, 1.0 + sign * j * 0x1p-14, 32, qx, qy, ctx.kernel,
+                    JANUS_CHECK(pass_detail::bn_search(f, want, open, 1.0 + sign * j * 0x1p-14, 32, qx, qy, ctx,
                                                        best, what));
                 }
             return ok_status();
@@ -501,7 +505,7 @@ inline Status batch_norm_to_conv(Graph& g, PassLog& log, const PassContext& ctx)
             continue;
         }
         JANUS_TRY(pass_detail::BnConv dw, pass_detail::bn_conv(best, qx, what));
-        JANUS_TRY(const auto conv, pass_detail::bn_conv_codes(dw, qx, qy, ctx.kernel));
+        JANUS_TRY(const auto conv, pass_detail::bn_conv_codes(dw, qx, qy, ctx));
         int bn_off = 0, conv_off = 0;  // against dequantize -> BatchNorm in double -> quantize
         [[maybe_unused]] int checked = 0;  // read by the assertion only (unused under NDEBUG)
         for (std::size_t i = 0; i < want.size(); ++i) {

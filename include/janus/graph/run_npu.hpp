@@ -62,8 +62,9 @@ inline Tensor unpack_value(const std::vector<std::uint8_t>& region, const Placem
 }
 
 inline Result<NpuRun> run_npu(const Graph& g, const LoweredGraph& L, std::span<const Tensor> inputs, KernelFn kernel,
-                              SimulateFn simulate, const Observer& observe = {}, const ops::OpContext& ctx = {}) {
+                              SimulateFn simulate, const Observer& observe = {}, ops::OpContext ctx = {}) {
     const std::string what = "graph " + g.name;
+    ctx.rounding = L.rounding;  // the host nodes round as the program was compiled to (LowerOptions::rounding)
     JANUS_TRY(Env env, bind_inputs(g, inputs));
     for (std::size_t k : L.host_before) JANUS_CHECK(run_node(g, k, env, kernel, observe, ctx));
 
@@ -149,17 +150,18 @@ struct Verification {
     }
 };
 
-/// Run both engines on `inputs` and compare every node's value element by element (janusc verify). `lowered` must
-/// keep its intermediates (LowerOptions::keep_intermediates), so that every NPU value can be read back.
+/// Run both engines on `inputs` and compare every node's value element by element (janusc verify), both with the
+/// lowering's rounding. `lowered` must keep its intermediates (LowerOptions::keep_intermediates), so that every NPU
+/// value can be read back.
 inline Result<Verification> verify_engines(const Graph& g, const LoweredGraph& lowered, std::span<const Tensor> inputs,
                                            KernelFn kernel, SimulateFn simulate) {
     if (!lowered.intermediates_kept)
         return make_error("graph " + g.name, "", "verify-intermediates",
                           "verify needs a lowering that keeps its intermediates (LowerOptions::keep_intermediates)");
     std::vector<std::optional<Tensor>> ref(g.values.size());
-    const auto host = run_reference(g, inputs, kernel, [&](std::size_t, ValueId v, const Tensor& t) {
-        ref[static_cast<std::size_t>(v)] = t.clone();
-    });
+    const auto host = run_reference(
+        g, inputs, kernel, [&](std::size_t, ValueId v, const Tensor& t) { ref[static_cast<std::size_t>(v)] = t.clone(); },
+        ops::OpContext{true, lowered.rounding});
     if (!host.ok()) return host.error();
     Verification ver;
     JANUS_TRY(NpuRun npu, run_npu(g, lowered, inputs, kernel, simulate, [&](std::size_t k, ValueId v, const Tensor& t) {

@@ -23,9 +23,16 @@
 // M = 2^30 * 2^(1-31) gives -2^30, exact -2^31); TFLite is undefined there. numeric/range.hpp (requantize_range)
 // refuses such kernels.
 // NPU: the VEC unit implements all three; a requantization table or parameter block names its mode (docs/vnpu.md).
+//
+// A kernel's mode is also a VALUE (`Rounding`): every quantized op's plan carries the mode it was planned with
+// (`janusc --rounding`), and its rq expression nodes dispatch on it once per vector (ops/expr.hpp, `by_plan`), so
+// one instantiation of a kernel serves all three modes. docs/numerics.md ("Rounding as a choice") measures the cost.
+#include <array>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include <janus/numeric/fixed_point.hpp>
 #include <janus/numeric/multiplier.hpp>
@@ -83,5 +90,53 @@ constexpr std::int32_t requantize(std::int32_t acc, QuantizedMultiplier q, std::
 
 /// The default rounding of Janus kernels, chosen to match TFLite's reference kernels bit for bit.
 using default_rounding = round_double;
+
+/// A rounding mode as a value: what a plan, a package and the command line carry. The numbering is Janus's own
+/// (the vnpu's parameter tables have a numbering of their own, vnpu/params.hpp).
+enum class Rounding : std::uint8_t { round_double = 0, round_single = 1, round_half_even = 2 };
+
+/// The command-line spelling of each mode, in enum order (`--rounding double|single|half-even`).
+inline constexpr std::array<std::string_view, 3> rounding_names = {"double", "single", "half-even"};
+
+constexpr std::string_view rounding_name(Rounding r) noexcept { return rounding_names[static_cast<std::size_t>(r)]; }
+
+/// The mode named `s` (one of rounding_names), or nothing.
+constexpr std::optional<Rounding> parse_rounding(std::string_view s) noexcept {
+    for (std::size_t k = 0; k < rounding_names.size(); ++k)
+        if (s == rounding_names[k]) return static_cast<Rounding>(k);
+    return std::nullopt;
+}
+
+/// The value of a mode type.
+template <RoundingMode R>
+inline constexpr Rounding rounding_of = std::is_same_v<R, round_double>   ? Rounding::round_double
+                                        : std::is_same_v<R, round_single> ? Rounding::round_single
+                                                                          : Rounding::round_half_even;
+static_assert(rounding_of<round_half_even> == Rounding::round_half_even);
+
+/// The default mode as a value.
+inline constexpr Rounding default_rounding_mode = rounding_of<default_rounding>;
+
+/// f(R{}) for the mode type of `r`: the one switch from a value to the typed primitives.
+template <class F>
+constexpr decltype(auto) visit_rounding(Rounding r, F&& f) {
+    switch (r) {
+        case Rounding::round_single: return f(round_single{});
+        case Rounding::round_half_even: return f(round_half_even{});
+        case Rounding::round_double: break;
+    }
+    return f(round_double{});
+}
+
+/// round_r(x * M) for a mode value.
+constexpr std::int32_t multiply_by_quantized_multiplier(Rounding r, std::int32_t x, QuantizedMultiplier q) noexcept {
+    return visit_rounding(r, [&](auto m) { return decltype(m)::apply(x, q); });
+}
+
+/// requantize<R> for a mode value.
+constexpr std::int32_t requantize(Rounding r, std::int32_t acc, QuantizedMultiplier q, std::int32_t zero_point,
+                                  std::int32_t lo, std::int32_t hi) noexcept {
+    return visit_rounding(r, [&](auto m) { return requantize<decltype(m)>(acc, q, zero_point, lo, hi); });
+}
 
 }  // namespace janus::numeric

@@ -45,6 +45,7 @@ struct BinaryQuantPlan {
     numeric::QuantizedMultiplier m_a{}, m_b{}, m_out{};
     int left_shift = 0;
     std::int32_t acc_limit = 0;  ///< add/sub/mul: |combined value| clamped to this before the output rescale
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of every rq
 };
 
 namespace detail {
@@ -59,8 +60,10 @@ inline std::int32_t saturation_limit(std::int64_t bound, const numeric::Quantize
 
 template <expr::BinOp Kind>
 Result<BinaryQuantPlan> plan_binary_quant(const numeric::QuantParams& a, const numeric::QuantParams& b,
-                                          const numeric::QuantParams& out, const std::string& what) {
+                                          const numeric::QuantParams& out, numeric::Rounding rounding,
+                                          const std::string& what) {
     BinaryQuantPlan p;
+    p.rounding = rounding;
     p.zp_a = a.zero_point();
     p.zp_b = b.zero_point();
     p.zp_out = out.zero_point();
@@ -84,21 +87,21 @@ Result<BinaryQuantPlan> plan_binary_quant(const numeric::QuantParams& a, const n
 }
 
 /// The quantized element expression of a binary op, for storage types Ta (both inputs) and To (output).
-template <expr::BinOp Kind, class R, expr::Element T, expr::Element To>
+template <expr::BinOp Kind, expr::Element T, expr::Element To>
 auto binary_quant_expr(const BinaryQuantPlan& p) {
     using namespace expr;
     const auto a = sub(widen(In<0, T>{}), cst(p.zp_a));
     const auto b = sub(widen(In<1, T>{}), cst(p.zp_b));
     if constexpr (Kind == BinOp::add || Kind == BinOp::sub) {
-        const auto ra = rq<R>(shl(a, p.left_shift), p.m_a);
-        const auto rb = rq<R>(shl(b, p.left_shift), p.m_b);
+        const auto ra = rq(shl(a, p.left_shift), p.m_a, p.rounding);
+        const auto rb = rq(shl(b, p.left_shift), p.m_b, p.rounding);
         const auto acc = clamp(Bin<Kind, decltype(ra), decltype(rb)>{{}, ra, rb}, -p.acc_limit, p.acc_limit);
-        return sat<To>(add(rq<R>(acc, p.m_out), cst(p.zp_out)));
+        return sat<To>(add(rq(acc, p.m_out, p.rounding), cst(p.zp_out)));
     } else if constexpr (Kind == BinOp::mul) {
-        return sat<To>(add(rq<R>(clamp(mul(a, b), -p.acc_limit, p.acc_limit), p.m_out), cst(p.zp_out)));
+        return sat<To>(add(rq(clamp(mul(a, b), -p.acc_limit, p.acc_limit), p.m_out, p.rounding), cst(p.zp_out)));
     } else {
-        const auto ra = rq<R>(a, p.m_a);
-        const auto rb = rq<R>(b, p.m_b);
+        const auto ra = rq(a, p.m_a, p.rounding);
+        const auto rb = rq(b, p.m_b, p.rounding);
         return sat<To>(add(Bin<Kind, decltype(ra), decltype(rb)>{{}, ra, rb}, cst(p.zp_out)));
     }
 }
@@ -112,7 +115,6 @@ struct binary_elementwise {
     static constexpr PlainInts plain_integers = PlainInts::all_float16;  ///< besides float32 and quantized
     using Attrs = NoAttrs;
     static constexpr auto schema = no_attrs_schema;
-    using rounding = numeric::default_rounding;
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
         JANUS_CHECK(check_arity<Derived>(in));
@@ -176,12 +178,13 @@ struct binary_elementwise {
         }
         for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(type_of(in[k]), op_what<Derived>(k)));
         JANUS_CHECK(require_output_quant(out, op_what<Derived>()));
-        JANUS_TRY(BinaryQuantPlan p, plan_binary_quant<Kind>(*in[0].quant, *in[1].quant, *out.quant, op_what<Derived>()));
+        JANUS_TRY(BinaryQuantPlan p, plan_binary_quant<Kind>(*in[0].quant, *in[1].quant, *out.quant, ctx.rounding,
+                                                                    op_what<Derived>()));
         return visit_quant_dtype(in[0].dtype, [&](auto tin) -> Result<Tensor> {
             return visit_quant_dtype(out.dtype, [&](auto tout) -> Result<Tensor> {
                 using T = typename decltype(tin)::type;
                 using To = typename decltype(tout)::type;
-                const auto e = binary_quant_expr<Kind, rounding, T, To>(p);
+                const auto e = binary_quant_expr<Kind, T, To>(p);
                 JANUS_CHECK(expr::prove_ranges(e, {}, op_what<Derived>()));
                 Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
                 JANUS_CHECK(run_map(e, std::span<const Tensor>(views), y, mo, op_what<Derived>()));

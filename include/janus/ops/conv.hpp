@@ -32,7 +32,8 @@
 //   require_output_quant; infer proposes the input's storage dtype and no parameters).
 //     acc[oc] = sum (x - zp_x)(w - zp_w[oc]) + b[oc]                      (int32, contract; headroom PROVED, A5)
 //     y       = sat(rq(acc, M[oc]) + zp_y),  M[oc] = s_x s_w[oc] / s_y   (epilogue map, channel axis 1)
-//   rq is numeric::default_rounding (round_double): |rq(acc) - acc M| <= 3/4, so y is at most 1 LSB from
+//   rq rounds as the plan says (ConvQuantPlan::rounding, round_double by default: |rq(acc) - acc M| <= 3/4, the
+//   other modes <= 1/2), so y is at most 1 LSB from
 //   round-half-even of the exact real result (measured: tests/ops_conv, docs/numerics.md "Convolution"). The
 //   epilogue is proved with the contract's accumulator interval: every intermediate fits int32 and, for M >= 1, the
 //   left shift of round_double cannot saturate (else "requantize-left-shift-fits-int32").
@@ -120,6 +121,7 @@ struct ConvQuantPlan {
     std::vector<std::int32_t> zp_w;                          ///< zp_w[oc]
     std::vector<float> s_w;                                  ///< s_w[oc]
     std::vector<numeric::QuantizedMultiplier> multipliers;  ///< M[oc] = s_x s_w[oc] / s_y
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of the epilogue's rq
 };
 
 namespace detail {
@@ -385,12 +387,14 @@ inline Result<bool> check_conv_operands(std::span<const TensorType> in, std::int
 /// multipliers. Rules: quantized-output, output-quantization-required (and require_output_quant's rules), the
 /// multiplier's (ratio-below-2^30).
 inline Result<ConvQuantPlan> plan_conv_quant(const TensorType& x, const TensorType& w, const TensorType& out,
-                                             std::int64_t cout, bool transpose, const std::string& what) {
+                                             std::int64_t cout, bool transpose, numeric::Rounding rounding,
+                                             const std::string& what) {
     if (!is_quantized_storage(out.dtype))
         return make_error(what, "output", "quantized-output",
                           "a quantized convolution produces int8/uint8, not " + out.str());
     JANUS_CHECK(require_output_quant(out, what));
     ConvQuantPlan p;
+    p.rounding = rounding;
     p.zp_x = x.quant->zero_point();
     p.zp_y = out.quant->zero_point();
     detail::conv_weight_channels(*w.quant, cout, transpose ? w.shape[1] : 0, transpose, p.s_w, p.zp_w);
@@ -404,11 +408,13 @@ inline Result<ConvQuantPlan> plan_conv_quant(const TensorType& x, const TensorTy
     return p;
 }
 
-/// The epilogue expression: sat<To>(rq<R>(acc, M[oc]) + zp_y), channel = output channel (map channel axis 1).
-template <class R, expr::Element To>
+/// The epilogue expression: sat<To>(rq(acc, M[oc]) + zp_y) in the plan's rounding, channel = output channel (map
+/// channel axis 1).
+template <expr::Element To>
 auto conv_epilogue(const ConvQuantPlan& p) {
     using namespace expr;
-    return sat<To>(add(rq<R>(In<0, std::int32_t>{}, std::span<const numeric::QuantizedMultiplier>(p.multipliers)),
+    return sat<To>(add(rq(In<0, std::int32_t>{}, std::span<const numeric::QuantizedMultiplier>(p.multipliers),
+                          p.rounding),
                        cst(p.zp_y)));
 }
 
@@ -418,7 +424,6 @@ inline Result<Tensor> run_conv_kernel(const Tensor& x, const Tensor& w, const Te
                                       const ConvQuantPlan* plan, const TensorType& out, const OpContext& ctx,
                                       const std::string& what) {
     using namespace expr;
-    using R = numeric::default_rounding;
     const ContractOptions co{ctx.simd};
     if (!plan) {
         JANUS_TRY(Contracted c, run_conv_contract(In<0, float>{}, In<0, float>{}, x, w, bias, cp, co, what));
@@ -433,7 +438,7 @@ inline Result<Tensor> run_conv_kernel(const Tensor& x, const Tensor& w, const Te
             JANUS_TRY(Contracted c, run_conv_contract(pre_x, pre_w, x, w, bias, cp, co, what));
             return visit_quant_dtype(out.dtype, [&](auto ty) -> Result<Tensor> {
                 using To = typename decltype(ty)::type;
-                const auto post = conv_epilogue<R, To>(*plan);
+                const auto post = conv_epilogue<To>(*plan);
                 InputRanges r;
                 r.r[0] = c.acc_range;
                 r.set[0] = true;
@@ -497,7 +502,7 @@ struct Conv {
         JANUS_CHECK(detail::check_conv_out(out, g.out_shape, q, what));
         const Tensor* bias = in.size() > 2 ? &in[2] : nullptr;
         if (!q) return run_conv_kernel(in[0], in[1], bias, g.conv, nullptr, out, ctx, what);
-        JANUS_TRY(const ConvQuantPlan p, plan_conv_quant(types[0], types[1], out, in[1].shape()[0], false, what));
+        JANUS_TRY(const ConvQuantPlan p, plan_conv_quant(types[0], types[1], out, in[1].shape()[0], false, ctx.rounding, what));
         return run_conv_kernel(in[0], in[1], bias, g.conv, &p, out, ctx, what);
     }
 };
@@ -654,7 +659,7 @@ struct ConvTranspose {
         const Tensor* bias = in.size() > 2 ? &in[2] : nullptr;
         std::optional<ConvQuantPlan> p;
         if (q) {
-            JANUS_TRY(p, plan_conv_quant(types[0], types[1], out, g.out_shape[1], true, what));
+            JANUS_TRY(p, plan_conv_quant(types[0], types[1], out, g.out_shape[1], true, ctx.rounding, what));
         }
         JANUS_TRY(Tensor xs, stuffed_input(in[0], g, what));
         JANUS_TRY(Tensor wc, conv_weights(in[1], a.group, ctx, what));

@@ -8,8 +8,8 @@
 //   identity                                   when dtype and quantization are the same (bit copy of the values),
 //                                              or
 //   sat(rq(x - zp_in, s_in / s_out) + zp_out)  otherwise (int8/uint8 in and out; per-tensor or per-axis along one
-//                                              axis; the rounding is default_rounding: at most 1 LSB from
-//                                              round-half-even of the exact real value, docs/numerics.md).
+//                                              axis; the rounding is the context's (OpContext::rounding):
+//                                              at most 1 LSB from the exact real value, docs/numerics.md).
 // Seed A4: requantization happens whenever the parameters differ, even when the op is an identity on indices.
 // Any other pair of types (float <-> int, quantized <-> unquantized, int32 with different parameters) is refused:
 // a copy never changes what the stored numbers mean silently.
@@ -30,11 +30,13 @@ struct RequantPlan {
     int channel_axis = -1;                              ///< -1: per-tensor
     std::vector<numeric::QuantizedMultiplier> multipliers;  ///< 1 or per channel
     std::vector<std::int32_t> zp_in, zp_out;            ///< 1 or per channel
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of the rq
 };
 
 inline Result<RequantPlan> plan_requant(const numeric::QuantParams& in, const numeric::QuantParams& out,
-                                        const std::string& what) {
+                                        numeric::Rounding rounding, const std::string& what) {
     RequantPlan p;
+    p.rounding = rounding;
     if (in.axis && out.axis && *in.axis != *out.axis)
         return make_error(what, "", "same-quantization-axis",
                           "input is quantized along axis " + std::to_string(*in.axis) + " but output along axis " +
@@ -82,21 +84,20 @@ inline Status copy_into(const Tensor& src, Tensor& dst, const OpContext& ctx, co
         return make_error(what, "", "quantized-output",
                           "requantization needs int8/uint8 on both sides, got " + type_of(src).str() + " into " +
                               type_of(dst).str());
-    JANUS_TRY(RequantPlan p, plan_requant(*src.quant, *dst.quant, what));
+    JANUS_TRY(RequantPlan p, plan_requant(*src.quant, *dst.quant, ctx.rounding, what));
     const MapOptions mo{ctx.simd, p.channel_axis};
     return visit_quant_dtype(src.dtype, [&](auto tin) -> Status {
         return visit_quant_dtype(dst.dtype, [&](auto tout) -> Status {
             using Ti = typename decltype(tin)::type;
             using To = typename decltype(tout)::type;
-            using R = numeric::default_rounding;
             using namespace expr;
             if (p.channel_axis < 0) {
-                const auto e = sat<To>(add(rq<R>(sub(widen(In<0, Ti>{}), cst(p.zp_in[0])), p.multipliers[0]),
+                const auto e = sat<To>(add(rq(sub(widen(In<0, Ti>{}), cst(p.zp_in[0])), p.multipliers[0], p.rounding),
                                            cst(p.zp_out[0])));
                 JANUS_CHECK(run_map(e, ins, dst, mo, what));
             } else {
-                const auto e = sat<To>(add(rq<R>(sub(widen(In<0, Ti>{}), chan<std::int32_t>(p.zp_in)),
-                                                 std::span<const numeric::QuantizedMultiplier>(p.multipliers)),
+                const auto e = sat<To>(add(rq(sub(widen(In<0, Ti>{}), chan<std::int32_t>(p.zp_in)),
+                                              std::span<const numeric::QuantizedMultiplier>(p.multipliers), p.rounding),
                                            chan<std::int32_t>(p.zp_out)));
                 JANUS_CHECK(run_map(e, ins, dst, mo, what));
             }

@@ -569,9 +569,44 @@ struct Rshift : node_tag {
     template <class F> void children(F&& f) const { f(e); }
 };
 
-/// round_R(x * M): fixed-point multiply by a QuantizedMultiplier, rounding mode R (numeric/rounding.hpp).
-/// Per-tensor (`m`) or per-channel (`per_channel` non-empty: element c uses per_channel[channel]).
-template <numeric::RoundingMode R, Expr E>
+/// The rounding of an rq node chosen by VALUE: the node holds a numeric::Rounding (its plan's, `janusc --rounding`)
+/// and dispatches on it once per evaluated vector, so one kernel instantiation serves all three modes (the typed
+/// modes of numeric/rounding.hpp stay the primitives it calls).
+struct by_plan {};
+
+/// A typed rounding mode, or by_plan.
+template <class R>
+concept RqRounding = numeric::RoundingMode<R> || std::same_as<R, by_plan>;
+
+namespace detail {
+/// The mode an rq node of rounding R starts with (by_plan nodes get theirs from their factory).
+template <class R>
+constexpr numeric::Rounding initial_mode() {
+    if constexpr (std::same_as<R, by_plan>) return numeric::default_rounding_mode;
+    else return numeric::rounding_of<R>;
+}
+
+/// The values of round_mode(x * q) for x in `x`. round_double saturates x << shift before multiplying
+/// (rounding.hpp), so for shift > 0 its values are those of the saturated shifted input times the bare mantissa, not
+/// of x * M; the other modes are exact up to rounding.
+inline numeric::Interval rq_range(numeric::Rounding mode, numeric::Interval x, const numeric::QuantizedMultiplier& q) {
+    if (mode == numeric::Rounding::round_double && q.shift > 0 && q.multiplier != 0)
+        return scale(clamp(shift_left(x, q.shift), std::numeric_limits<std::int32_t>::min(),
+                           std::numeric_limits<std::int32_t>::max()),
+                     numeric::QuantizedMultiplier{q.multiplier, 0});
+    return scale(x, q);
+}
+
+/// The printed name of a mode ("double", "single", "half_even": the mode types' names).
+inline std::string_view rq_mode_name(numeric::Rounding mode) {
+    return numeric::visit_rounding(mode, [](auto m) { return decltype(m)::name; });
+}
+}  // namespace detail
+
+/// round(x * M): fixed-point multiply by a QuantizedMultiplier, rounding mode R (numeric/rounding.hpp) or, for
+/// R = by_plan, the mode `mode`. Per-tensor (`m`) or per-channel (`per_channel` non-empty: element c uses
+/// per_channel[channel]).
+template <RqRounding R, Expr E>
 struct Rq : node_tag {
     static_assert(is_int_v<typename E::type>, "rq() takes an integer expression");
     using type = std::int32_t;
@@ -581,48 +616,45 @@ struct Rq : node_tag {
     E e;
     numeric::QuantizedMultiplier m{};
     std::span<const numeric::QuantizedMultiplier> per_channel{};
+    numeric::Rounding mode = detail::initial_mode<R>();
 
     std::int32_t eval(const ScalarArgs& a) const {
         const auto& q = per_channel.empty() ? m : per_channel[static_cast<std::size_t>(a.channel)];
-        return R::apply(e.eval(a), q);
+        if constexpr (std::same_as<R, by_plan>) return numeric::multiply_by_quantized_multiplier(mode, e.eval(a), q);
+        else return R::apply(e.eval(a), q);
+    }
+    batch_t<type> eval(const BatchArgs& a) const {
+        const auto x = e.eval(a);
+        if constexpr (std::same_as<R, by_plan>)
+            return numeric::visit_rounding(mode, [&](auto mt) { return eval_as<decltype(mt)>(x, a); });
+        else return eval_as<R>(x, a);
     }
     // Per-tensor round_double (the default rounding) has an exact x86 SIMD form (ops/simd_fixed_point.hpp; the
     // elementwise bench shows the gain). Everything else uses the portable fallback: per lane through the scalar
     // primitive, bit-identical by construction.
-    batch_t<type> eval(const BatchArgs& a) const {
-        const auto x = e.eval(a);
-        if constexpr (std::is_same_v<R, numeric::round_double>)
+    template <numeric::RoundingMode M>
+    batch_t<type> eval_as(const batch_t<type>& x, const BatchArgs& a) const {
+        if constexpr (std::is_same_v<M, numeric::round_double>)
             if (per_channel.empty()) return simd::round_double_batch(x, m);
-        if (per_channel.empty()) return detail::per_lane([q = m](std::int32_t v) { return R::apply(v, q); }, x);
+        if (per_channel.empty()) return detail::per_lane([q = m](std::int32_t v) { return M::apply(v, q); }, x);
         return detail::per_lane(
-            [pc = per_channel](std::int32_t v, std::int32_t c) { return R::apply(v, pc[static_cast<std::size_t>(c)]); },
+            [pc = per_channel](std::int32_t v, std::int32_t c) { return M::apply(v, pc[static_cast<std::size_t>(c)]); },
             x, a.channel);
     }
     numeric::Interval range(const InputRanges& r) const {
         const auto x = e.range(r);
-        if (per_channel.empty()) return one_range(x, m);
+        if (per_channel.empty()) return detail::rq_range(mode, x, m);
         numeric::Interval out{0, 0};
         bool first = true;
         for (const auto& q : per_channel) {
-            const auto y = one_range(x, q);
+            const auto y = detail::rq_range(mode, x, q);
             out = first ? y : join(out, y);
             first = false;
         }
         return out;
     }
-    /// round_double saturates x << shift before multiplying (rounding.hpp), so for shift > 0 its values are those of
-    /// the saturated shifted input times the bare mantissa, not of x * M; the other modes are exact up to rounding.
-    static numeric::Interval one_range(numeric::Interval x, const numeric::QuantizedMultiplier& q) {
-        if constexpr (std::is_same_v<R, numeric::round_double>) {
-            if (q.shift > 0 && q.multiplier != 0)
-                return scale(clamp(shift_left(x, q.shift), std::numeric_limits<std::int32_t>::min(),
-                                   std::numeric_limits<std::int32_t>::max()),
-                             numeric::QuantizedMultiplier{q.multiplier, 0});
-        }
-        return scale(x, q);
-    }
     void print(std::string& s) const {
-        s += "rq<" + std::string(R::name) + ">(";
+        s += "rq<" + std::string(detail::rq_mode_name(mode)) + ">(";
         e.print(s);
         if (per_channel.empty())
             s += ", " + std::to_string(m.multiplier) + "*2^" + std::to_string(m.shift - 31) + ")";
@@ -632,11 +664,12 @@ struct Rq : node_tag {
     template <class F> void children(F&& f) const { f(e); }
 };
 
-/// round_R(x * table[k - base]): fixed-point multiply by a multiplier chosen PER ELEMENT by an integer index
-/// expression k (e.g. the divisor of an averaging window: ops/pool.hpp, one multiplier per count). Every k must lie
-/// in [base, base + table.size()): range() proves it and reports an unbounded interval otherwise, so check_ranges
-/// refuses the expression ("intermediate-fits-int32" on node rq_indexed). The span must outlive the expression.
-template <numeric::RoundingMode R, Expr E, Expr K>
+/// round(x * table[k - base]): fixed-point multiply by a multiplier chosen PER ELEMENT by an integer index
+/// expression k (e.g. the divisor of an averaging window: ops/pool.hpp, one multiplier per count), rounding as Rq.
+/// Every k must lie in [base, base + table.size()): range() proves it and reports an unbounded interval otherwise, so
+/// check_ranges refuses the expression ("intermediate-fits-int32" on node rq_indexed). The span must outlive the
+/// expression.
+template <RqRounding R, Expr E, Expr K>
 struct RqIndexed : node_tag {
     static_assert(is_int_v<typename E::type> && is_int_v<typename K::type>, "rq_indexed() takes integer x and k");
     using type = std::int32_t;
@@ -647,14 +680,22 @@ struct RqIndexed : node_tag {
     K k;
     std::span<const numeric::QuantizedMultiplier> table{};
     std::int32_t base = 0;
+    numeric::Rounding mode = detail::initial_mode<R>();
 
     std::int32_t eval(const ScalarArgs& a) const {
-        return R::apply(e.eval(a), table[static_cast<std::size_t>(k.eval(a) - base)]);
+        const auto& q = table[static_cast<std::size_t>(k.eval(a) - base)];
+        if constexpr (std::same_as<R, by_plan>) return numeric::multiply_by_quantized_multiplier(mode, e.eval(a), q);
+        else return R::apply(e.eval(a), q);
     }
     batch_t<type> eval(const BatchArgs& a) const {  // portable fallback: per lane through the scalar primitive
-        return detail::per_lane([t = table, b = base](std::int32_t v, std::int32_t i) {
-            return R::apply(v, t[static_cast<std::size_t>(i - b)]);
-        }, e.eval(a), k.eval(a));
+        const auto lanes = [&](auto mt) {
+            using M = decltype(mt);
+            return detail::per_lane([t = table, b = base](std::int32_t v, std::int32_t i) {
+                return M::apply(v, t[static_cast<std::size_t>(i - b)]);
+            }, e.eval(a), k.eval(a));
+        };
+        if constexpr (std::same_as<R, by_plan>) return numeric::visit_rounding(mode, lanes);
+        else return lanes(R{});
     }
     numeric::Interval range(const InputRanges& r) const {
         const auto x = e.range(r);
@@ -663,13 +704,13 @@ struct RqIndexed : node_tag {
             return numeric::Interval::unbounded();
         numeric::Interval out{0, 0};
         for (std::int64_t j = i.lo; j <= i.hi; ++j) {
-            const auto y = Rq<R, E>::one_range(x, table[static_cast<std::size_t>(j - base)]);
+            const auto y = detail::rq_range(mode, x, table[static_cast<std::size_t>(j - base)]);
             out = j == i.lo ? y : join(out, y);
         }
         return out;
     }
     void print(std::string& s) const {
-        s += "rq_indexed<" + std::string(R::name) + ">(";
+        s += "rq_indexed<" + std::string(detail::rq_mode_name(mode)) + ">(";
         e.print(s);
         s += ", ";
         k.print(s);
@@ -868,6 +909,19 @@ Rq<R, E> rq(E e, std::span<const numeric::QuantizedMultiplier> per_channel) { re
 template <numeric::RoundingMode R, Expr E, Expr K>
 RqIndexed<R, E, K> rq_indexed(E e, K k, std::span<const numeric::QuantizedMultiplier> table, std::int32_t base) {
     return {{}, e, k, table, base};
+}
+/// The by-value forms: the mode is the plan's (by_plan).
+template <Expr E> Rq<by_plan, E> rq(E e, numeric::QuantizedMultiplier m, numeric::Rounding mode) {
+    return {{}, e, m, {}, mode};
+}
+template <Expr E>
+Rq<by_plan, E> rq(E e, std::span<const numeric::QuantizedMultiplier> per_channel, numeric::Rounding mode) {
+    return {{}, e, {}, per_channel, mode};
+}
+template <Expr E, Expr K>
+RqIndexed<by_plan, E, K> rq_indexed(E e, K k, std::span<const numeric::QuantizedMultiplier> table, std::int32_t base,
+                                    numeric::Rounding mode) {
+    return {{}, e, k, table, base, mode};
 }
 template <Expr E> Clamp<E> clamp(E e, lane_t<typename Clamp<E>::type> lo, lane_t<typename Clamp<E>::type> hi) {
     return {{}, e, lo, hi};

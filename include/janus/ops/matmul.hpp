@@ -35,7 +35,8 @@
 //           core = -core         when alpha < 0 (exact; range-proved: int32 negation of the proved interval), and the
 //                                multiplier uses |alpha|. alpha == 0 gives the zero multiplier: Y = zp_y.
 //   y       = sat(rq(clamp(core, -L, L), |alpha| * s_a[m] * s_b[n] / s_y) + zp_y)
-//           rq is numeric::default_rounding (round_double), per-tensor or per-channel along the output's row axis
+//           rq rounds as the plan says (MatMulQuantPlan::rounding, round_double by default), per-tensor or
+//           per-channel along the output's row axis
 //           (per-row A) or last axis (per-column B). The clamp changes no result: L = max over channels of
 //           ceil(512 / multiplier) (|core| >= L saturates the output anyway, as in ops/binary.hpp), and it keeps
 //           round_double's left shift inside int32 whenever the scale ratio is >= 1.
@@ -107,6 +108,7 @@ struct MatMulQuantPlan {
     std::int32_t zp_y = 0;
     bool negate = false;  ///< alpha < 0
     bool add_c = false;   ///< Gemm: C enters the accumulator (given and beta != 0)
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of the epilogue's rq
 };
 
 /// Seed B12: Y = A B rewritten as Y^T = B^T A^T.
@@ -223,9 +225,11 @@ inline Status check_matmul_output(const TensorType& out, DType expected, const S
 
 /// Multipliers, zero points and the clamp limit from canonical types a [.., M, K], b [.., K, N].
 inline Result<MatMulQuantPlan> plan_matmul_quant(const TensorType& a, const TensorType& b, const TensorType& out,
-                                                 double alpha, MatMulPerAxis per_axis, const std::string& what) {
+                                                 double alpha, MatMulPerAxis per_axis, numeric::Rounding rounding,
+                                                 const std::string& what) {
     MatMulQuantPlan p;
     p.per_axis = per_axis;
+    p.rounding = rounding;
     const std::int64_t M = a.shape[a.shape.size() - 2], N = b.shape[b.shape.size() - 1];
     const auto& qa = *a.quant;
     const auto& qb = *b.quant;
@@ -318,8 +322,7 @@ Result<MatMulOperands> matmul_promote(const Tensor& a0, const Tensor& b0, const 
 
 /// The quantized kernel on canonical views a [.., M, K], b [.., K, N]: contract, then the epilogue map into y (a view
 /// with the accumulator's shape). c: int32 view broadcast to that shape (or nullptr) and the range of its values.
-template <class R>
-Status run_matmul_quant(const Tensor& a, const Tensor& b, const Tensor* c, numeric::Interval c_range,
+inline Status run_matmul_quant(const Tensor& a, const Tensor& b, const Tensor* c, numeric::Interval c_range,
                         const MatMulQuantPlan& p, Tensor& y, const OpContext& ctx, const std::string& what) {
     using namespace expr;
     const std::span<const std::int32_t> zpa(p.zp_a), zpb(p.zp_b);
@@ -344,7 +347,8 @@ Status run_matmul_quant(const Tensor& a, const Tensor& b, const Tensor* c, numer
                 using To = typename decltype(to)::type;
                 auto finish = [&](auto core) -> Status {
                     const auto clamped = clamp(core, -p.clamp_limit, p.clamp_limit);
-                    const auto q = p.per_axis == MatMulPerAxis::none ? rq<R>(clamped, mult[0]) : rq<R>(clamped, mult);
+                    const auto q = p.per_axis == MatMulPerAxis::none ? rq(clamped, mult[0], p.rounding)
+                                                                       : rq(clamped, mult, p.rounding);
                     const auto e = sat<To>(add(q, cst(p.zp_y)));
                     JANUS_CHECK(prove_ranges(e, r, what + ": epilogue"));
                     JANUS_CHECK(prove_requantize(clamped.range(r), p, y.dtype, what + ": requantization"));
@@ -396,7 +400,6 @@ struct MatMul {
     static constexpr int max_inputs = 2;
     using Attrs = NoAttrs;
     static constexpr auto schema = no_attrs_schema;
-    using rounding = numeric::default_rounding;
 
     using Shapes = detail::MatMulShapes;
     static Result<Shapes> shapes(std::span<const TensorType> in) { return detail::matmul_shapes<MatMul>(in); }
@@ -408,13 +411,14 @@ struct MatMul {
     }
 
     /// The quantized plan from types (out: the caller's output type).
-    static Result<MatMulQuantPlan> plan(std::span<const TensorType> in, const TensorType& out) {
+    static Result<MatMulQuantPlan> plan(std::span<const TensorType> in, const TensorType& out,
+                                        numeric::Rounding rounding) {
         JANUS_TRY(Shapes s, shapes(in));
         if (!s.quantized)
             return make_error(op_what<MatMul>(0), "", "quantized-input", "plan() is for quantized operands");
         JANUS_TRY(MatMulPerAxis pa, detail::matmul_per_axis(s.a, s.b, op_what<MatMul>(0), op_what<MatMul>(1)));
         JANUS_CHECK(detail::check_matmul_output(out, in[0].dtype, s.out, op_what<MatMul>()));
-        return detail::plan_matmul_quant(s.a, s.b, out, 1.0, pa, op_what<MatMul>());
+        return detail::plan_matmul_quant(s.a, s.b, out, 1.0, pa, rounding, op_what<MatMul>());
     }
 
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs&, const TensorType& out, const OpContext& ctx) {
@@ -433,14 +437,14 @@ struct MatMul {
             JANUS_TRY(Layout l, squeeze(k.acc.layout, removed, what + ".output"));
             return k.acc.view(l);
         }
-        JANUS_TRY(MatMulQuantPlan p, plan(types, out));
+        JANUS_TRY(MatMulQuantPlan p, plan(types, out, ctx.rounding));
         Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
         Tensor yv = y;
         if (!removed.empty()) {
             JANUS_TRY(Layout l, unsqueeze(y.layout, removed, what + ".output"));
             yv = y.view(l);
         }
-        JANUS_CHECK(detail::run_matmul_quant<rounding>(a, b, nullptr, numeric::Interval::point(0), p, yv, ctx, what));
+        JANUS_CHECK(detail::run_matmul_quant(a, b, nullptr, numeric::Interval::point(0), p, yv, ctx, what));
         return y;
     }
 };
@@ -521,7 +525,6 @@ struct Gemm {
     static constexpr int max_inputs = 3;
     using Attrs = GemmAttrs;
     static constexpr auto schema = gemm_schema;
-    using rounding = numeric::default_rounding;
 
     struct Shapes {
         TensorType a, b;  ///< A' [M, K] and B' [K, N] (transposes applied, quantization axes moved)
@@ -607,14 +610,15 @@ struct Gemm {
         return TensorType{s.quantized ? in[0].dtype : DType::f32, s.out, std::nullopt};
     }
 
-    static Result<MatMulQuantPlan> plan(std::span<const TensorType> in, const Attrs& at, const TensorType& out) {
+    static Result<MatMulQuantPlan> plan(std::span<const TensorType> in, const Attrs& at, const TensorType& out,
+                                        numeric::Rounding rounding) {
         JANUS_TRY(Shapes s, shapes(in, at));
         if (!s.quantized)
             return make_error(op_what<Gemm>(0), "", "quantized-input", "plan() is for quantized operands");
         JANUS_TRY(MatMulPerAxis pa, detail::matmul_per_axis(s.a, s.b, op_what<Gemm>(0), op_what<Gemm>(1)));
         JANUS_CHECK(check_quant_c(in, at, s));
         JANUS_CHECK(detail::check_matmul_output(out, in[0].dtype, s.out, op_what<Gemm>()));
-        JANUS_TRY(MatMulQuantPlan p, detail::plan_matmul_quant(s.a, s.b, out, at.alpha, pa, op_what<Gemm>()));
+        JANUS_TRY(MatMulQuantPlan p, detail::plan_matmul_quant(s.a, s.b, out, at.alpha, pa, rounding, op_what<Gemm>()));
         p.add_c = s.has_c && at.beta != 0.0f;
         return p;
     }
@@ -655,7 +659,7 @@ struct Gemm {
             }
             return y;
         }
-        JANUS_TRY(MatMulQuantPlan p, plan(types, at, out));
+        JANUS_TRY(MatMulQuantPlan p, plan(types, at, out, ctx.rounding));
         a.quant = s.a.quant;
         b.quant = s.b.quant;
         numeric::Interval c_range = numeric::Interval::point(0);
@@ -667,7 +671,7 @@ struct Gemm {
             }
         }
         Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
-        JANUS_CHECK(detail::run_matmul_quant<rounding>(a, b, p.add_c ? &*c : nullptr, c_range, p, y, ctx, what));
+        JANUS_CHECK(detail::run_matmul_quant(a, b, p.add_c ? &*c : nullptr, c_range, p, y, ctx, what));
         return y;
     }
 };

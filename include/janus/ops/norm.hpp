@@ -49,7 +49,7 @@
 //     + sqrt(K-1) Gs 2^-20 + 1.5 2^-F (NormQuantPlan::extra_error_lsb); e < 1/2 gives <= 1 LSB from
 //     round_half_even(exact), floor(1 + e) LSB otherwise (e.g. K near 131071 with |gamma| / s_y ~ 30). Refusals: "epsilon-range", "normalization-scale-range" (|gamma| / s_y so large that
 //     F < 0), "accumulator-fits-int32" (K > 131071).
-// Rounding: default_rounding (round_double) for every rq; rshift rounds half away from zero.
+// Rounding: the plan's (OpContext::rounding; round_double by default) for every rq; rshift rounds half away from zero.
 // Scalar (OpContext{.simd = false}) and SIMD results are bit-identical (both are map/reduce paths).
 #include <algorithm>
 #include <cmath>
@@ -213,6 +213,7 @@ struct BatchNormPlan {
     std::vector<std::int32_t> sign;                         ///< -1 where a_c < 0 (negative gamma), else +1
     std::vector<std::int32_t> bias;                         ///< output-unit bias (zp_y included) times 2^F
     std::vector<bool> capped;                               ///< ratio capped (tiny variance / epsilon)
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of the rq
 };
 
 inline constexpr double batch_norm_ratio_cap = 8192.0;                 // 2^13 LSB per input code
@@ -230,8 +231,9 @@ inline constexpr double batch_norm_bias_limit = 2097152.0 + 1024.0;    // 2^(29-
 ///              saturates in the direction s (q - m), and so does ours (|2^13 (q - m)| - 1024 > 512).
 inline Result<BatchNormPlan> fold_batch_norm(const BatchNormAffine& f, std::span<const float> mean,
                                              const numeric::QuantParams& in, const numeric::QuantParams& out,
-                                             const std::string& what = "BatchNormalization") {
+                                             numeric::Rounding rounding, const std::string& what = "BatchNormalization") {
     BatchNormPlan p;
+    p.rounding = rounding;
     constexpr double F = static_cast<double>(1 << BatchNormPlan::frac_bits);
     const double sx = in.scale(), sy = out.scale();
     const double zx = in.zero_point(), zy = out.zero_point();
@@ -269,12 +271,12 @@ inline Result<BatchNormPlan> fold_batch_norm(const BatchNormAffine& f, std::span
     return p;
 }
 
-template <class R, expr::Element T, expr::Element To>
+template <expr::Element T, expr::Element To>
 auto batch_norm_quant_expr(const BatchNormPlan& p) {
     using namespace expr;
     const auto d = mul(sub(widen(In<0, T>{}), chan<std::int32_t>(std::span<const std::int32_t>(p.offset))),
                        chan<std::int32_t>(std::span<const std::int32_t>(p.sign)));
-    const auto acc = add(rq<R>(d, std::span<const numeric::QuantizedMultiplier>(p.multipliers)),
+    const auto acc = add(rq(d, std::span<const numeric::QuantizedMultiplier>(p.multipliers), p.rounding),
                          chan<std::int32_t>(std::span<const std::int32_t>(p.bias)));
     return sat<To>(rshift(acc, BatchNormPlan::frac_bits));
 }
@@ -284,7 +286,6 @@ struct BatchNormalization {
     static constexpr int min_inputs = 5, max_inputs = 5;
     using Attrs = BatchNormAttrs;
     static constexpr auto schema = batch_norm_schema;
-    using rounding = numeric::default_rounding;
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
         JANUS_CHECK(check_arity<BatchNormalization>(in));
@@ -322,10 +323,10 @@ struct BatchNormalization {
             JANUS_CHECK(run_map(e, std::span<const Tensor>(xs), y, mo, what));
             return y;
         }
-        JANUS_TRY(const BatchNormPlan p, fold_batch_norm(f, mean, *in[0].quant, *out.quant, what));
+        JANUS_TRY(const BatchNormPlan p, fold_batch_norm(f, mean, *in[0].quant, *out.quant, ctx.rounding, what));
         return visit_quant_dtype(in[0].dtype, [&](auto tag) -> Result<Tensor> {
             using T = typename decltype(tag)::type;
-            const auto e = batch_norm_quant_expr<rounding, T, T>(p);
+            const auto e = batch_norm_quant_expr<T, T>(p);
             JANUS_CHECK(expr::prove_ranges(e, {}, what));
             JANUS_CHECK(expr::prove_rq_shifts(e, {}, what));
             Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
@@ -375,13 +376,16 @@ struct NormQuantPlan {
     std::int32_t beta_limit = 0;            ///< |Bf| bound
     std::int32_t zp_out = 0;
     double extra_error_lsb = 0;             ///< e of the header's bound (vs exact: 1/2 + e)
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of every rq
 };
 
 /// Plan from K, the parameters (G = gamma / s_y per parameter entry), epsilon and the quantizations.
 inline Result<NormQuantPlan> plan_norm_quant(std::int64_t K, std::span<const float> gamma, std::span<const float> beta,
                                              double epsilon, const numeric::QuantParams& in,
-                                             const numeric::QuantParams& out, const std::string& what) {
+                                             const numeric::QuantParams& out, numeric::Rounding rounding,
+                                             const std::string& what) {
     NormQuantPlan p;
+    p.rounding = rounding;
     p.inner = K;
     p.centre = in.dtype == DType::u8 ? 128 : 0;
     p.zp_out = out.zero_point();
@@ -457,14 +461,14 @@ inline numeric::QuantizedMultiplier norm_row_multiplier(std::int64_t V, const No
 namespace norm_detail {
 
 /// The quantized element expression. G, B: chan (per row) or int32 inputs In<1>, In<2> (broadcast along rows).
-template <class R, expr::Element T, expr::Element To, expr::Expr GE, expr::Expr BE>
+template <expr::Element T, expr::Element To, expr::Expr GE, expr::Expr BE>
 auto norm_quant_expr(const NormQuantPlan& p, std::span<const std::int32_t> s1,
                      std::span<const numeric::QuantizedMultiplier> rows, GE gamma, BE beta) {
     using namespace expr;
     const auto c = sub(mul(sub(widen(In<0, T>{}), cst(p.centre)), cst(static_cast<std::int32_t>(p.inner))),
                        chan<std::int32_t>(s1));
-    const auto z = clamp(rq<R>(c, rows), -p.zlim, p.zlim);
-    const auto a = rq<R>(mul(z, gamma), p.m_out);
+    const auto z = clamp(rq(c, rows, p.rounding), -p.zlim, p.zlim);
+    const auto a = rq(mul(z, gamma), p.m_out, p.rounding);
     return sat<To>(add(rshift(add(a, beta), p.F), cst(p.zp_out)));
 }
 
@@ -527,8 +531,7 @@ inline Status norm_float(const Tensor& x2, float eps, std::span<const float> gam
 
 /// One quantized normalization over x2 [R, K] into y2; per-row gamma/beta (InstanceNorm: `gamma_of_row` maps a row
 /// to its parameter index) or per-inner-element (LayerNorm: gamma_of_row empty, parameters have K entries).
-template <class R>
-Status norm_quant(const Tensor& x2, const NormQuantPlan& p, std::span<const std::int64_t> param_of_row, Tensor& y2,
+inline Status norm_quant(const Tensor& x2, const NormQuantPlan& p, std::span<const std::int64_t> param_of_row, Tensor& y2,
                   bool simd, const std::string& what) {
     return visit_quant_dtype(x2.dtype, [&](auto tag) -> Status {
         using T = typename decltype(tag)::type;
@@ -555,14 +558,14 @@ Status norm_quant(const Tensor& x2, const NormQuantPlan& p, std::span<const std:
                 gr.push_back(p.gamma_int[static_cast<std::size_t>(k)]);
                 br.push_back(p.beta_fx[static_cast<std::size_t>(k)]);
             }
-            const auto e = norm_quant_expr<R, T, T>(p, s1s, mss, expr::chan<std::int32_t>(std::span<const std::int32_t>(gr)),
+            const auto e = norm_quant_expr<T, T>(p, s1s, mss, expr::chan<std::int32_t>(std::span<const std::int32_t>(gr)),
                                                     expr::chan<std::int32_t>(std::span<const std::int32_t>(br)));
             JANUS_CHECK(expr::prove_ranges(e, ranges, what));
             JANUS_CHECK(expr::prove_rq_shifts(e, ranges, what));
             const Tensor xs[1] = {x2};
             return run_map(e, std::span<const Tensor>(xs), y2, mo, what);
         }
-        const auto e = norm_quant_expr<R, T, T>(p, s1s, mss, expr::In<1, std::int32_t>{}, expr::In<2, std::int32_t>{});
+        const auto e = norm_quant_expr<T, T>(p, s1s, mss, expr::In<1, std::int32_t>{}, expr::In<2, std::int32_t>{});
         JANUS_CHECK(expr::prove_ranges(e, ranges, what));
         JANUS_CHECK(expr::prove_rq_shifts(e, ranges, what));
         const Tensor gt = Tensor::from<std::int32_t>(shape2(1, K), p.gamma_int);
@@ -584,7 +587,6 @@ struct InstanceNormalization {
     static constexpr int min_inputs = 3, max_inputs = 3;
     using Attrs = InstanceNormAttrs;
     static constexpr auto schema = instance_norm_schema;
-    using rounding = numeric::default_rounding;
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs&) {
         JANUS_CHECK(check_arity<InstanceNormalization>(in));
@@ -622,10 +624,10 @@ struct InstanceNormalization {
             JANUS_CHECK(norm_detail::norm_float(x2, a.epsilon, gr, br, nullptr, nullptr, y2, ctx.simd, what));
             return y;
         }
-        JANUS_TRY(const NormQuantPlan p, plan_norm_quant(K, gamma, beta, a.epsilon, *in[0].quant, *out.quant, what));
+        JANUS_TRY(const NormQuantPlan p, plan_norm_quant(K, gamma, beta, a.epsilon, *in[0].quant, *out.quant, ctx.rounding, what));
         std::vector<std::int64_t> param_of_row;
         for (std::int64_t r = 0; r < R; ++r) param_of_row.push_back(r % C);
-        JANUS_CHECK(norm_detail::norm_quant<rounding>(x2, p, param_of_row, y2, ctx.simd, what));
+        JANUS_CHECK(norm_detail::norm_quant(x2, p, param_of_row, y2, ctx.simd, what));
         return y;
     }
 };
@@ -635,7 +637,6 @@ struct LayerNormalization {
     static constexpr int min_inputs = 2, max_inputs = 3;
     using Attrs = LayerNormAttrs;
     static constexpr auto schema = layer_norm_schema;
-    using rounding = numeric::default_rounding;
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
         JANUS_CHECK(check_arity<LayerNormalization>(in));
@@ -676,8 +677,8 @@ struct LayerNormalization {
             JANUS_CHECK(norm_detail::norm_float(x2, a.epsilon, {}, {}, &gv, &bv, y2, ctx.simd, what));
             return y;
         }
-        JANUS_TRY(const NormQuantPlan p, plan_norm_quant(K, gamma, beta, a.epsilon, *in[0].quant, *out.quant, what));
-        JANUS_CHECK(norm_detail::norm_quant<rounding>(x2, p, {}, y2, ctx.simd, what));
+        JANUS_TRY(const NormQuantPlan p, plan_norm_quant(K, gamma, beta, a.epsilon, *in[0].quant, *out.quant, ctx.rounding, what));
+        JANUS_CHECK(norm_detail::norm_quant(x2, p, {}, y2, ctx.simd, what));
         return y;
     }
 };

@@ -29,6 +29,7 @@
 #include <janus/core/fixed_string.hpp>
 #include <janus/layout/shape.hpp>
 #include <janus/numeric/quant_params.hpp>
+#include <janus/numeric/rounding.hpp>
 #include <janus/ops/attrs.hpp>
 #include <janus/ops/tensor.hpp>
 
@@ -55,6 +56,8 @@ inline TensorType type_of(const Tensor& t) { return {t.dtype, t.shape(), t.quant
 /// Configuration passed to every kernel (no global state).
 struct OpContext {
     bool simd = true;  ///< false: run the scalar reference path of every primitive
+    /// The rounding of every fixed-point requantization the op plans (numeric/rounding.hpp; `janusc --rounding`).
+    numeric::Rounding rounding = numeric::default_rounding_mode;
 };
 
 /// The static interface every op type satisfies.

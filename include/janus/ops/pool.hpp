@@ -140,6 +140,7 @@ struct PoolPlan {
     std::vector<numeric::QuantizedMultiplier> table;  ///< average pools: entry k - min_count: s_in / (s_out k 2^S)
     std::int32_t clamp_limit = 0;                     ///< average pools: |acc| clamp (never changes a result)
     int pre_shift = 0;                                ///< average pools: acc * 2^pre_shift before rq_indexed
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of the rq (quantized kernels)
 };
 
 namespace detail {
@@ -204,7 +205,6 @@ struct pool_op {
     static constexpr int min_inputs = 1;
     static constexpr int max_inputs = 1;
     static constexpr bool average = Combine == expr::BinOp::add;
-    using rounding = numeric::default_rounding;
 
     /// The plain integer dtypes the op takes (Derived::plain_integers, else none).
     static constexpr PlainInts plain_ints() {
@@ -225,9 +225,11 @@ struct pool_op {
     }
 
     /// The whole plan from types: geometry, denominators, multipliers and every range proof.
-    static Result<PoolPlan> plan(const TensorType& in, const Attrs& a, const TensorType& out) {
+    static Result<PoolPlan> plan(const TensorType& in, const Attrs& a, const TensorType& out,
+                                 numeric::Rounding rounding) {
         const std::string what = op_what<Derived>();
         JANUS_TRY(PoolPlan p, plan_geometry(in.shape, a));
+        p.rounding = rounding;
         if (!(out.shape == p.out_shape))
             return make_error(what, "output", "output-shape",
                               "output shape " + out.shape.str() + " differs from the pooled shape " +
@@ -306,7 +308,7 @@ struct pool_op {
         using namespace expr;
         JANUS_CHECK(check_arity<Derived>(in));
         const std::string what = op_what<Derived>();
-        JANUS_TRY(const PoolPlan p, plan(type_of(in[0]), a, out));
+        JANUS_TRY(const PoolPlan p, plan(type_of(in[0]), a, out, ctx.rounding));
         const WindowOptions wo{ctx.simd, -1, winners, column_major};
         if (in[0].dtype == DType::f32) {
             Tensor y = Tensor::zeros(DType::f32, p.out_shape);
@@ -341,16 +343,16 @@ struct pool_op {
             const In<0, std::int32_t> acc;
             if constexpr (average) {
                 const auto pre = sub(widen(In<0, T>{}), cst(p.zp_in));
-                const auto post = sat<T>(add(rq_indexed<rounding>(shl(clamp(acc, -p.clamp_limit, p.clamp_limit), p.pre_shift),
-                                                                  clamp(In<1, std::int32_t>{}, p.min_count, p.max_count),
-                                                                  std::span<const numeric::QuantizedMultiplier>(p.table),
-                                                                  p.min_count),
+                const auto post = sat<T>(add(rq_indexed(shl(clamp(acc, -p.clamp_limit, p.clamp_limit), p.pre_shift),
+                                                        clamp(In<1, std::int32_t>{}, p.min_count, p.max_count),
+                                                        std::span<const numeric::QuantizedMultiplier>(p.table),
+                                                        p.min_count, p.rounding),
                                              cst(p.zp_out)));
                 JANUS_TRY(WindowStats st, run_window<Combine>(pre, 0, post, in[0], p.window, p.policy, y, wo, what));
                 return PoolResult{std::move(y), std::move(st)};
             } else {
                 const auto pre = widen(In<0, T>{});
-                const auto post = sat<T>(add(rq<rounding>(sub(acc, cst(p.zp_in)), p.multiplier), cst(p.zp_out)));
+                const auto post = sat<T>(add(rq(sub(acc, cst(p.zp_in)), p.multiplier, p.rounding), cst(p.zp_out)));
                 JANUS_TRY(WindowStats st, run_window<Combine>(pre, static_cast<std::int32_t>(type_range<T>().lo),
                                                               post, in[0], p.window, p.policy, y, wo, what));
                 return PoolResult{std::move(y), std::move(st)};

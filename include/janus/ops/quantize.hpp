@@ -21,7 +21,7 @@
 //     (biases) must have zero point 0, as ONNX requires ("int32-zero-point-zero").
 //   - Requantize (not an ONNX op: the explicit form of a quantization-boundary change, e.g. before a Concat or after
 //     a fused activation) never proposes an output quantization: the caller's is required. Attribute `dtype`:
-//     "same" (default) | "int8" | "uint8". Rounding: default_rounding (round_double) on the fixed-point ratio
+//     "same" (default) | "int8" | "uint8". Rounding: OpContext::rounding (round_double by default) on the ratio
 //     s_in / s_out, at most 1 LSB from the exact real value (docs/numerics.md). Identical parameters copy bits.
 //
 // Numerics (docs/numerics.md "Quantize and dequantize"): x / scale is a float32 DIVISION (not a multiplication by

@@ -49,7 +49,7 @@
 //   - seed A1: `run_with_stats` returns the ReduceStats of run_reduce (outputs, reads per output, byte strides of the
 //     reduced axes, horizontal or vertical): the data movement a lowering must implement. `plan` decides everything
 //     from types alone (shapes, count, multipliers, accumulator range) without touching a tensor.
-// Rounding: default_rounding (round_double), as every Janus kernel.
+// Rounding: the plan's (OpContext::rounding; round_double by default), as every Janus kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -94,6 +94,7 @@ struct ReducePlan {
     std::vector<numeric::QuantizedMultiplier> multipliers;
     std::vector<std::int32_t> zp_in, zp_out;
     numeric::Interval acc_range{0, 0};  ///< proved range of the int32 accumulator
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of the post's rq
 };
 
 /// A reduction's output and the data movement it implied (seed A1).
@@ -124,11 +125,11 @@ inline Result<ReducePlan> plan_reduce_shape(const Shape& in, const ReduceAttrs& 
 }
 
 /// The max/min epilogue: requantize an input-domain integer to the output's parameters (per channel).
-template <expr::Element To, class R, expr::Expr A>
+template <expr::Element To, expr::Expr A>
 auto requantize_post(A acc, const ReducePlan& p) {
     using namespace expr;
-    return sat<To>(add(rq<R>(sub(acc, chan<std::int32_t>(std::span<const std::int32_t>(p.zp_in))),
-                             std::span<const numeric::QuantizedMultiplier>(p.multipliers)),
+    return sat<To>(add(rq(sub(acc, chan<std::int32_t>(std::span<const std::int32_t>(p.zp_in))),
+                          std::span<const numeric::QuantizedMultiplier>(p.multipliers), p.rounding),
                        chan<std::int32_t>(std::span<const std::int32_t>(p.zp_out))));
 }
 
@@ -144,7 +145,6 @@ struct reduce_op {
     static constexpr expr::BinOp combine = Combine;
     using Attrs = ReduceAttrs;
     static constexpr auto schema = reduce_schema;
-    using rounding = numeric::default_rounding;
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
         const std::string what = op_what<Derived>();
@@ -167,9 +167,11 @@ struct reduce_op {
 
     /// The whole plan from types: shapes, count, requantization parameters and the proof that the int32
     /// accumulator and every intermediate of post fit (no tensor is read or allocated).
-    static Result<ReducePlan> plan(const TensorType& in, const Attrs& a, const TensorType& out) {
+    static Result<ReducePlan> plan(const TensorType& in, const Attrs& a, const TensorType& out,
+                                   numeric::Rounding rounding) {
         const std::string what = op_what<Derived>();
         JANUS_TRY(ReducePlan p, plan_reduce_shape(in.shape, a, what));
+        p.rounding = rounding;
         if (!(out.shape == p.out_shape))
             return make_error(what, "output", "output-shape",
                               "output shape " + out.shape.str() + " differs from the reduced shape " +
@@ -212,7 +214,7 @@ struct reduce_op {
                                                const OpContext& ctx) {
         JANUS_CHECK(check_arity<Derived>(in));
         const std::string what = op_what<Derived>();
-        JANUS_TRY(const ReducePlan p, plan(type_of(in[0]), a, out));
+        JANUS_TRY(const ReducePlan p, plan(type_of(in[0]), a, out, ctx.rounding));
         if (in[0].dtype == DType::f32) {
             const expr::In<0, float> x;
             Tensor y = Tensor::zeros(DType::f32, p.out_shape);
@@ -224,7 +226,7 @@ struct reduce_op {
         return visit_quant_dtype(in[0].dtype, [&](auto tag) -> Result<ReduceResult> {
             using T = typename decltype(tag)::type;
             const auto pre = Derived::pre_quant(expr::In<0, T>{}, p);
-            const auto post = Derived::template post_quant<T, rounding>(expr::In<0, std::int32_t>{}, p);
+            const auto post = Derived::template post_quant<T>(expr::In<0, std::int32_t>{}, p);
             Tensor y = Tensor::zeros(out.dtype, p.out_shape, out.quant);
             const auto init = Derived::template init_quant<T>();
             JANUS_TRY(ReduceStats st, run_reduce<Combine>(pre, init, post, in[0], p.axes, y,
@@ -302,7 +304,7 @@ private:
         InputRanges r;
         r.r[0] = acc;
         r.set[0] = true;
-        const auto post = Derived::template post_quant<T, rounding>(In<0, std::int32_t>{}, p);
+        const auto post = Derived::template post_quant<T>(In<0, std::int32_t>{}, p);
         JANUS_CHECK(prove_ranges(post, r, what + ": post"));
         return expr::prove_rq_shifts(post, r, what + ": post");
     }
@@ -327,8 +329,8 @@ struct ReduceSum : reduce_op<ReduceSum, expr::BinOp::add> {
         return expr::sub(expr::widen(x), expr::cst(p.zp_in[0]));
     }
     static double scale_ratio(double s_in, double s_out, std::int64_t) { return s_in / s_out; }
-    template <expr::Element To, class R, expr::Expr A> static auto post_quant(A acc, const ReducePlan& p) {
-        return expr::sat<To>(expr::add(expr::rq<R>(acc, p.multipliers[0]), expr::cst(p.zp_out[0])));
+    template <expr::Element To, expr::Expr A> static auto post_quant(A acc, const ReducePlan& p) {
+        return expr::sat<To>(expr::add(expr::rq(acc, p.multipliers[0], p.rounding), expr::cst(p.zp_out[0])));
     }
 };
 
@@ -349,8 +351,8 @@ struct ReduceMean : reduce_op<ReduceMean, expr::BinOp::add> {
     static double scale_ratio(double s_in, double s_out, std::int64_t count) {
         return s_in / (s_out * static_cast<double>(std::max<std::int64_t>(count, 1)));
     }
-    template <expr::Element To, class R, expr::Expr A> static auto post_quant(A acc, const ReducePlan& p) {
-        return expr::sat<To>(expr::add(expr::rq<R>(acc, p.multipliers[0]), expr::cst(p.zp_out[0])));
+    template <expr::Element To, expr::Expr A> static auto post_quant(A acc, const ReducePlan& p) {
+        return expr::sat<To>(expr::add(expr::rq(acc, p.multipliers[0], p.rounding), expr::cst(p.zp_out[0])));
     }
 };
 
@@ -367,8 +369,8 @@ struct ReduceMax : reduce_op<ReduceMax, expr::BinOp::max> {
     }
     template <expr::Expr X> static auto pre_quant(X x, const ReducePlan&) { return expr::widen(x); }
     static double scale_ratio(double s_in, double s_out, std::int64_t) { return s_in / s_out; }
-    template <expr::Element To, class R, expr::Expr A> static auto post_quant(A acc, const ReducePlan& p) {
-        return requantize_post<To, R>(acc, p);
+    template <expr::Element To, expr::Expr A> static auto post_quant(A acc, const ReducePlan& p) {
+        return requantize_post<To>(acc, p);
     }
 };
 
@@ -385,8 +387,8 @@ struct ReduceMin : reduce_op<ReduceMin, expr::BinOp::min> {
     }
     template <expr::Expr X> static auto pre_quant(X x, const ReducePlan&) { return expr::widen(x); }
     static double scale_ratio(double s_in, double s_out, std::int64_t) { return s_in / s_out; }
-    template <expr::Element To, class R, expr::Expr A> static auto post_quant(A acc, const ReducePlan& p) {
-        return requantize_post<To, R>(acc, p);
+    template <expr::Element To, expr::Expr A> static auto post_quant(A acc, const ReducePlan& p) {
+        return requantize_post<To>(acc, p);
     }
 };
 

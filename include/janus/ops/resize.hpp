@@ -46,7 +46,7 @@
 //     pass 1: t  = w0 (a - zp_in) + w1 (b - zp_in)                 |t| <= 255 * 2^11 (a convex combination)
 //     pass 2: acc = w0' t0 + w1' t1 = sum of the 4 taps w_y w_x (q - zp_in) in Q.22 (exact; no rounding yet)
 //     out = sat(round(acc / 2^22) + zp_out) when the output quantization equals the input's (rshift: one rounding,
-//           half away from zero), else sat(rq(acc, s_in / (s_out 2^22)) + zp_out) (default_rounding).
+//           half away from zero), else sat(rq(acc, s_in / (s_out 2^22)) + zp_out) (OpContext::rounding).
 //     Headroom: the interval proof (expr::prove_ranges) sees each product of pass 2 in (lo - zp) 2^22 .. (hi - zp)
 //     2^22 and their sum within 510 * 2^22 = 2139095040 < 2^31 - 1; with 12 fractional bits it would not fit, so 11
 //     is the most this two-pass form allows. Pass 2's input range is declared from pass 1's convexity (w0, w1 >= 0,
@@ -680,7 +680,6 @@ private:
     static Result<Tensor> run_linear_quant(const Tensor& x, const resize::Plan& p, const TensorType& out,
                                            const OpContext& ctx) {
         using namespace expr;
-        using R = numeric::default_rounding;
         const std::string what = op_what<Resize>();
         const Shape& s = x.shape();
         const numeric::QuantParams& qi = *x.quant;
@@ -727,7 +726,7 @@ private:
                     JANUS_CHECK(prove_ranges(e2, r2, what));
                     JANUS_CHECK(run_map(e2, std::span<const Tensor>(in2), y, mo, what));
                 } else {
-                    const auto e2 = sat<To>(add(rq<R>(acc, m), cst(qo.zero_point())));
+                    const auto e2 = sat<To>(add(rq(acc, m, ctx.rounding), cst(qo.zero_point())));
                     JANUS_CHECK(prove_ranges(e2, r2, what));
                     JANUS_CHECK(run_map(e2, std::span<const Tensor>(in2), y, mo, what));
                 }

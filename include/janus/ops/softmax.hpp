@@ -127,6 +127,7 @@ struct SoftmaxPlan {
     numeric::Interval recip_range{0, 0};          ///< proved range of r
     double eps = 0;               ///< derived bound of |p_hat - p| (probability units)
     int bound_lsb = 0;            ///< derived bound of |y - y_ref| in output LSBs: floor(5/4 + eps / s_y)
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of step 8's rq
 };
 
 struct Softmax {
@@ -134,7 +135,6 @@ struct Softmax {
     static constexpr int min_inputs = 1, max_inputs = 1;
     using Attrs = SoftmaxAttrs;
     static constexpr auto schema = attr_schema(attr<"axis">(&Attrs::axis, int_range{-max_rank, max_rank - 1}));
-    using rounding = numeric::default_rounding;
     static constexpr int kept_bits = 15;      ///< e' keeps floor(log2 U) - s1 = 15 bits below its leading one
     static constexpr int max_error_lsb = 2;   ///< the largest derived bound accepted (rule "softmax-error-bound")
 
@@ -166,14 +166,16 @@ struct Softmax {
     template <expr::Element To>
     static auto output_expr(const SoftmaxPlan& p) {
         using namespace expr;
-        return sat<To>(add(rq<rounding>(product_expr(p), p.m_out), cst(p.zp_out)));
+        return sat<To>(add(rq(product_expr(p), p.m_out, p.rounding), cst(p.zp_out)));
     }
 
     /// The plan from types alone: axis, extent, and for quantized inputs the formats, table, multiplier, the range
     /// proofs and the derived error bound.
-    static Result<SoftmaxPlan> plan(const TensorType& in, const Attrs& a, const TensorType& out) {
+    static Result<SoftmaxPlan> plan(const TensorType& in, const Attrs& a, const TensorType& out,
+                                    numeric::Rounding rounding) {
         const std::string what = op_what<Softmax>();
         SoftmaxPlan p;
+        p.rounding = rounding;
         JANUS_TRY(p.axis, normalize_axis(a.axis, in.shape.size(), what + ".axis"));
         p.extent = in.shape[p.axis];
         p.keep_shape = in.shape;
@@ -266,7 +268,7 @@ struct Softmax {
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<Softmax>(in));
         const std::string what = op_what<Softmax>();
-        JANUS_TRY(const SoftmaxPlan p, plan(type_of(in[0]), a, out));
+        JANUS_TRY(const SoftmaxPlan p, plan(type_of(in[0]), a, out, ctx.rounding));
         const Tensor& x = in[0];
         const Dims axes{p.axis};
         const MapOptions mo{ctx.simd, -1};

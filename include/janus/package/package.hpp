@@ -41,6 +41,7 @@
 #include <janus/core/dtype.hpp>
 #include <janus/core/error.hpp>
 #include <janus/package/checksum.hpp>
+#include <janus/numeric/rounding.hpp>
 #include <janus/version.hpp>
 #include <janus/vnpu/isa.hpp>
 #include <janus/vnpu/params.hpp>
@@ -221,12 +222,21 @@ struct Package {
     std::optional<HostSection> host;  ///< present when the model runs nodes on the host (beyond boundary conversions)
     std::vector<SegmentStart> segments;  ///< segments 1.. of the program (section 7); empty: one segment
     std::optional<PlacementRecord> placement;  ///< section 8: written by graph::compile_package (format version 2)
+    /// Section 9 (format version 3): the rounding the package was compiled with. Its program's requantization
+    /// tables carry it already; the host nodes (host section) must run with it too. See effective_rounding.
+    std::optional<numeric::Rounding> rounding;
     std::vector<ExtraSection> extra;
     /// The file's format version: format::version when written by this build, or an older version it reads
     /// (docs/package.md "Versions"), kept so that a read package writes back to the same bytes.
-    std::uint32_t format_version = 2;
+    std::uint32_t format_version = 3;
     friend bool operator==(const Package&, const Package&) = default;
 };
+
+/// The rounding the package's kernels use: its numerics record, or round_double for a package written before format
+/// version 3 (the only rounding Janus compiled with then; not numeric::default_rounding_mode, which may change).
+inline numeric::Rounding effective_rounding(const Package& p) {
+    return p.rounding.value_or(numeric::Rounding::round_double);
+}
 
 /// Size of DRAM region 0..3 (weights: the image's size).
 inline std::uint64_t region_size(const Package& p, int region) {
@@ -250,12 +260,12 @@ namespace format {
 
 inline constexpr std::array<std::uint8_t, 8> magic = {'J', 'A', 'N', 'U', 'S', 'P', 'K', 'G'};
 /// The format version this build writes, and the oldest it reads (docs/package.md "Versions": version 2 adds the
-/// placement section; a version-1 file is read as it is, with no placement record).
-inline constexpr std::uint32_t version = 2;
+/// placement section, version 3 the numerics section; an older file is read as it is, without them).
+inline constexpr std::uint32_t version = 3;
 inline constexpr std::uint32_t oldest_version = 1;
 inline constexpr std::uint32_t header_size = 96;
 inline constexpr std::uint32_t entry_size = 32;
-inline constexpr std::uint32_t alignment = 64;  ///< of every section (versions 1 and 2)
+inline constexpr std::uint32_t alignment = 64;  ///< of every section (versions 1 to 3)
 inline constexpr std::uint32_t max_sections = 64;
 inline constexpr std::uint32_t flag_optional = 1;  ///< section flag: a reader that does not know the kind may skip it
 inline constexpr std::size_t max_rank = 8;
@@ -265,20 +275,21 @@ inline constexpr std::int64_t max_extent = 1ll << 32;    ///< of a dim and of a 
 
 /// Section kinds this version knows, in the order they must appear (each at most once): 1..5 are required, 6 (host)
 /// is present only when the model has host nodes, 7 (segments) only when host nodes run between NPU segments, 8
-/// (placement, from format version 2) when the package was compiled from a graph. A known kind is never optional: a
+/// (placement, from format version 2) when the package was compiled from a graph, 9 (numerics, from format version
+/// 3) when it records its rounding (graph::compile_package always does). A known kind is never optional: a
 /// reader that does not know the host or segments section refuses the package (section-unknown) instead of running
 /// half of the model.
 enum class Kind : std::uint32_t {
-    code = 1, weights = 2, memory = 3, io = 4, debug = 5, host = 6, segments = 7, placement = 8
+    code = 1, weights = 2, memory = 3, io = 4, debug = 5, host = 6, segments = 7, placement = 8, numerics = 9
 };
 inline constexpr std::uint32_t required_kinds = 5;
-inline constexpr std::uint32_t known_kinds = 8;
-/// The last section kind format version `v` knows (1: 7; 2: 8).
-constexpr std::uint32_t known_kinds_of(std::uint32_t v) { return v >= 2 ? 8 : 7; }
+inline constexpr std::uint32_t known_kinds = 9;
+/// The last section kind format version `v` knows (1: 7; 2: 8; 3: 9).
+constexpr std::uint32_t known_kinds_of(std::uint32_t v) { return v >= 3 ? 9 : v >= 2 ? 8 : 7; }
 
 inline std::string section_name(std::uint32_t kind) {
-    constexpr std::array<std::string_view, 9> names = {"",      "code", "weights", "memory",  "io",
-                                                       "debug", "host", "segments", "placement"};
+    constexpr std::array<std::string_view, 10> names = {"",      "code", "weights",  "memory",    "io",
+                                                        "debug", "host", "segments", "placement", "numerics"};
     if (kind >= 1 && kind <= known_kinds) return std::string(names[kind]);
     return "kind " + std::to_string(kind);
 }
@@ -1186,7 +1197,22 @@ Status transfer_placement(Ar& ar, P& p) {
     return ok_status();
 }
 
-/// The content of a known section (kinds 1..8).
+// ---------------------------------------------------------------------------------------------- numerics
+/// Section 9: the rounding code (numeric::Rounding: 0 double, 1 single, 2 half-even) as a u32.
+template <class Ar, class P>
+Status transfer_numerics(Ar& ar, P& p) {
+    if constexpr (Ar::reading) p.rounding.emplace();
+    std::uint32_t code = static_cast<std::uint32_t>(*p.rounding);
+    const std::size_t at = ar.pos();
+    JANUS_CHECK(ar.template num<std::uint32_t>(code, "rounding"));
+    JANUS_CHECK(ar.require(code < numeric::rounding_names.size(), at, "numerics-rounding", [&] {
+        return "rounding code " + dec(code) + "; the codes are 0 double, 1 single, 2 half-even";
+    }));
+    if constexpr (Ar::reading) p.rounding = static_cast<numeric::Rounding>(code);
+    return ok_status();
+}
+
+/// The content of a known section (kinds 1..9).
 template <class Ar, class P>
 Status transfer_section(Ar& ar, P& p, format::Kind kind) {
     switch (kind) {
@@ -1206,6 +1232,8 @@ Status transfer_section(Ar& ar, P& p, format::Kind kind) {
             return transfer_segments(ar, p);
         case format::Kind::placement:
             return transfer_placement(ar, p);
+        case format::Kind::numerics:
+            return transfer_numerics(ar, p);
     }
     return ok_status();
 }
@@ -1225,7 +1253,8 @@ inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string
     const auto present = [&](std::uint32_t k) {
         return k <= required_kinds || (k == static_cast<std::uint32_t>(Kind::host) && p.host) ||
                (k == static_cast<std::uint32_t>(Kind::segments) && !p.segments.empty()) ||
-               (k == static_cast<std::uint32_t>(Kind::placement) && p.placement);
+               (k == static_cast<std::uint32_t>(Kind::placement) && p.placement) ||
+               (k == static_cast<std::uint32_t>(Kind::numerics) && p.rounding);
     };
     std::size_t fixed = 0;
     for (std::uint32_t k = 1; k <= known_kinds; ++k) fixed += present(k) ? 1 : 0;
@@ -1240,6 +1269,11 @@ inline Result<std::vector<std::uint8_t>> serialize(const Package& p, std::string
                             header_field("format version"), "section-unknown", [&] {
                                 return "format version " + dec(p.format_version) +
                                        " has no placement section (it came with version 2)";
+                            }));
+    JANUS_CHECK(top.require(!p.rounding || known_kinds_of(p.format_version) >= 9,
+                            header_field("format version"), "section-unknown", [&] {
+                                return "format version " + dec(p.format_version) +
+                                       " has no numerics section (it came with version 3)";
                             }));
     JANUS_CHECK(top.require(count <= max_sections, header_field("section count"), "section-count",
                             [&] { return dec(count) + " sections; a package has at most " + dec(max_sections); }));
@@ -1501,6 +1535,12 @@ inline Result<Package> read_package(std::span<const std::uint8_t> file, std::str
 
 // ============================================================================================ inspection
 
+/// "rounding: MODE", and why when the package does not record it (`janusc inspect` and inspect()).
+inline std::string rounding_text(const Package& p) {
+    return "rounding: " + std::string(numeric::rounding_name(effective_rounding(p))) +
+           (p.rounding ? "\n" : " (not recorded: format version " + detail::dec(p.format_version) + ")\n");
+}
+
 /// "placement: N of T nodes on the NPU", then one line per host node, "  host node K (Op name): why [rule]": the text
 /// `janusc compile`, `run --engine npu`, `verify` and `inspect` print (graph::placement_text).
 inline std::string placement_text(const PlacementRecord& r) {
@@ -1613,6 +1653,7 @@ inline Result<std::string> inspect(std::span<const std::uint8_t> file, std::stri
         }
     }
     t += p.placement ? placement_text(*p.placement) : "placement: not recorded (format version 1)\n";
+    t += rounding_text(p);
     t += "extra sections (" + dec(p.extra.size()) + "):\n";
     for (const ExtraSection& x : p.extra) t += "  kind " + dec(x.kind) + ": " + dec(x.bytes.size()) + " bytes\n";
     return t;

@@ -33,16 +33,14 @@ enum class RoundingCode : std::int32_t { round_double = 0, round_single = 1, rou
 inline constexpr std::array<std::string_view, 3> rounding_code_names = {"round_double", "round_single",
                                                                         "round_half_even"};
 
-template <numeric::RoundingMode R>
-constexpr std::int32_t rounding_code() {
-    if constexpr (std::is_same_v<R, numeric::round_double>)
-        return static_cast<std::int32_t>(RoundingCode::round_double);
-    else if constexpr (std::is_same_v<R, numeric::round_single>)
-        return static_cast<std::int32_t>(RoundingCode::round_single);
-    else {
-        static_assert(std::is_same_v<R, numeric::round_half_even>, "the vnpu rounds double, single or half_even");
-        return static_cast<std::int32_t>(RoundingCode::round_half_even);
+/// The table code of a rounding mode (a plan's numeric::Rounding).
+constexpr std::int32_t rounding_code(numeric::Rounding r) {
+    switch (r) {
+        case numeric::Rounding::round_single: return static_cast<std::int32_t>(RoundingCode::round_single);
+        case numeric::Rounding::round_half_even: return static_cast<std::int32_t>(RoundingCode::round_half_even);
+        case numeric::Rounding::round_double: break;
     }
+    return static_cast<std::int32_t>(RoundingCode::round_double);
 }
 
 /// Call f(R{}) with the rounding mode of a VALID code (decode() has checked it).
