@@ -18,6 +18,7 @@ packages=(
   nlohmann-json3-dev
   libcli11-dev
   python3
+  python3-onnx
   libonnx-testdata
 )
 
