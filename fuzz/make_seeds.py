@@ -923,13 +923,13 @@ def seeds_package_reader():
     def listing(items):
         return struct.pack("<I", len(items)) + b"".join(items)
 
-    def header(size, table, count, version=2, isa_hash=isa, tool=b"0.1.0"):
+    def header(size, table, count, version=3, isa_hash=isa, tool=b"0.1.0"):
         h = (b"JANUSPKG" + struct.pack("<IIQQII", version, 96, size, 96, count, crc32c(table)) + isa_hash
              + tool.ljust(32, b"\0") + bytes(12))
         return h + struct.pack("<I", crc32c(h))
 
     def package(code, weights=b"", regions=(0, 0, 0), buffers=(), inputs=(), outputs=(), entries=(), extra=(),
-                version=2, isa_hash=isa, optional=True, host=None, segments=None, placement=None):
+                version=3, isa_hash=isa, optional=True, host=None, segments=None, placement=None, rounding=None):
         sections = [(1, 0, b"".join(struct.pack("<Q", w) for w in code)), (2, 0, weights),
                     (3, 0, struct.pack("<QQQ", *regions) + listing(buffers)),
                     (4, 0, listing(inputs) + listing(outputs)), (5, 0, listing(entries))]
@@ -942,6 +942,8 @@ def seeds_package_reader():
             sections.append((8, 0, struct.pack("<II", placement[0], len(placement[1])) +
                              b"".join(struct.pack("<IB", i, q) + name(n) + name(o) + name(r) + name(w)
                                       for i, q, n, o, r, w in placement[1])))
+        if rounding is not None:  # the numerics section (version 3): the rounding code
+            sections.append((9, 0, struct.pack("<I", rounding)))
         sections += [(k, 1 if optional else 0, b) for k, b in extra]
         out = bytearray(96 + 32 * len(sections))
         table = b""
@@ -1012,6 +1014,10 @@ def seeds_package_reader():
         "placement_section": package(
             [halt], entries=[debug(0, 1, "r", "Relu")],
             placement=(3, [(1, 1, "sm", "Softmax", "lower-op", "Softmax on int8 is not lowered")])),
+        # the numerics section (docs/package.md section 9): rounding half-even
+        "numerics_section": package([halt], rounding=2),
+        # format version 2 (still read): kind 9 is an optional extra section there, not the numerics section
+        "version2_kind9_extra": package([halt], extra=[(9, b"\x07")], version=2),
         # a host section (docs/package.md section 6) whose graph feeds the program's input and reads its output
         "host_section": package(
             [halt], regions=(0, 16, 16),
@@ -1038,12 +1044,14 @@ def seeds_package_reader():
     io_at = struct.unpack_from("<Q", conv, 96 + 3 * 32 + 8)[0]
     near = {
         "bad_magic": patch(conv, 0, b"JANUSPKX", seal=False),
-        "newer_version": patch(conv, 8, struct.pack("<I", 3)),
+        "newer_version": patch(conv, 8, struct.pack("<I", 4)),
         "truncated": conv[:-1],
         "truncated_header": conv[:50],
         "section_corrupted": patch(conv, code_at + 3, b"\xff", seal=False),
         "toolchain_mismatch": package([halt], isa_hash=bytes(8)),
-        "unknown_required_section": package([halt], extra=[(9, b"x")], optional=False),
+        "unknown_required_section": package([halt], extra=[(10, b"x")], optional=False),
+        "numerics_rounding": package([halt], rounding=3),
+        "numerics_in_version_2": package([halt], rounding=0, version=2),
         "placement_index_order": package([halt], placement=(3, [(2, 0, "a", "Relu", "place-type", "float"),
                                                                 (1, 0, "b", "Relu", "place-type", "float")])),
         "segments_without_host": package([halt, halt], segments=[(1, 0, 0, 0)]),

@@ -324,6 +324,22 @@ const std::vector<Recipe>& recipes() {
                   p.placement = PlacementRecord{2, {}};
                   return edit(write_package(p).value(), [](craft::Image& im, Bytes&) { im.header.version = 1; });
               }),
+        // ---- numerics (format version 3)
+        bytes("numerics_rounding",  // rounding code 3 (0 double, 1 single, 2 half-even)
+              [] {
+                  Package p = testing::sample();
+                  p.rounding = numeric::Rounding::round_single;
+                  Bytes b = write_package(p).value();
+                  b[section(b, kind(format::Kind::numerics)).offset] = 3;
+                  craft::reseal(b);
+                  return b;
+              }),
+        bytes("numerics_in_version_2",  // a version-2 header over a package with a numerics section (kind 9)
+              [] {
+                  Package p = testing::sample();
+                  p.rounding = numeric::Rounding::round_half_even;
+                  return edit(write_package(p).value(), [](craft::Image& im, Bytes&) { im.header.version = 2; });
+              }),
         // ---- section contents vs lengths
         bytes("section_truncated",  // the memory section cut by 4 bytes, inside the last buffer's size field
               [] { return edit(sample_bytes(), [](craft::Image& im, Bytes&) { im.entries[2].length -= 4; }); }),

@@ -25,10 +25,12 @@ namespace {
 /// The rule that must catch a change of byte `i` of the valid package `b` to `v`.
 std::string rule_for(const Bytes& b, std::size_t i, std::uint8_t v) {
     if (i < 8) return "package-magic";
-    if (i < 12) {  // the version: a smaller value (0) does not exist, a larger one is a newer format
+    if (i < 12) {  // the version: a larger one is a newer format, one below the oldest does not exist, and another
+                   // version this build reads leaves the header checksum to catch the change
         std::uint32_t version = 0;
         for (std::size_t k = 0; k < 4; ++k) version |= std::uint32_t{k + 8 == i ? v : b[k + 8]} << (8 * k);
-        return version > format::version ? "package-version-newer" : "package-version";
+        if (version > format::version) return "package-version-newer";
+        return version < format::oldest_version ? "package-version" : "header-checksum";
     }
     if (i < 16) return "header-size";
     if (i < format::header_size) return "header-checksum";

@@ -389,13 +389,13 @@ TEST_CASE("the host section: written only when present, between debug and the ex
     Package p = testing::minimal();
     const Bytes without = write_package(p).value();
     p.host = HostSection{1, "graph g {\n  input %x: int8[1] q(int8 s=1 zp=0)\n  output %x\n}\n"};
-    p.extra = {{9, {4, 5}}};
+    p.extra = {{10, {4, 5}}};
     const Bytes with = write_package(p).value();
     const craft::Image im = craft::parse(with).value();
     REQUIRE(im.entries.size() == 7);
     CHECK(im.entries[5].kind == static_cast<std::uint32_t>(format::Kind::host));
     CHECK(im.entries[5].flags == 0);
-    CHECK(im.entries[6].kind == 9);
+    CHECK(im.entries[6].kind == 10);
     // u32 prologue, then the text to the section's end
     CHECK(im.entries[5].length == 4 + p.host->graph.size());
     CHECK(with[im.entries[5].offset] == 1);
@@ -427,7 +427,7 @@ TEST_CASE("the host section: written only when present, between debug and the ex
 
 TEST_CASE("extra sections are kept byte for byte") {
     Package p = testing::minimal();
-    p.extra = {{9, {1, 2, 3}}, {70000, Bytes(100, 0xEE)}};
+    p.extra = {{10, {1, 2, 3}}, {70000, Bytes(100, 0xEE)}};
     const Bytes b = write_package(p).value();
     const auto r = read_package(b, "x.jpk");
     REQUIRE(r.ok());
@@ -441,6 +441,15 @@ TEST_CASE("extra sections are kept byte for byte") {
     CHECK(r1->extra == p.extra);
     CHECK_FALSE(r1->placement.has_value());
     p.format_version = 2;  // the same kind in a version-2 package is a known section, never optional
+    CHECK_RULE(write_package(p), "section-order");
+    // kind 9 is the numerics section from format version 3 on; in a version-2 file it is an extra section
+    p.extra = {{9, {4, 5, 6}}};
+    const Bytes v2 = write_package(p).value();
+    const auto r2 = read_package(v2, "v2.jpk");
+    REQUIRE(r2.ok());
+    CHECK(r2->extra == p.extra);
+    CHECK_FALSE(r2->rounding.has_value());
+    p.format_version = 3;
     CHECK_RULE(write_package(p), "section-order");
 }
 
