@@ -146,17 +146,21 @@ inline Status check_layout(const ops::PoolPlan& plan, const DramImage& x, const 
     return ok_status();
 }
 
-/// Is the max pools' post sat8(rq(v - zp_in, M) + zp_out) the identity on every int8 v? (then it is left out)
-inline bool max_post_is_identity(const ops::PoolPlan& p) {
-    for (std::int32_t v = -128; v <= 127; ++v)
-        if (numeric::requantize(p.rounding, v - p.zp_in, p.multiplier, p.zp_out, -128, 127) != v) return false;
-    return true;
+/// The host's quantized epilogue (ops pool_op::quant_post, int8) at accumulator `acc` and window count `count`.
+template <class Op>
+std::int32_t host_post(const ops::PoolPlan& p, std::int32_t acc, std::int32_t count = 0) {
+    expr::ScalarArgs a;
+    a.i[0] = acc;
+    a.i[1] = count;
+    return Op::template quant_post<std::int8_t>(p).eval(a);
 }
 
-/// The largest |acc| a sum of `volume` terms x - zp_in (int8 x) can reach.
-inline std::int64_t average_bound(const ops::PoolPlan& p) {
-    const std::int64_t span = std::max<std::int64_t>(std::abs(-128 - p.zp_in), std::abs(127 - p.zp_in));
-    return span * p.volume;
+/// Is the max pools' post (the host's: sat8(rq(v - zp_in, M) + zp_out)) the identity on every int8 v? (then it is
+/// left out)
+inline bool max_post_is_identity(const ops::PoolPlan& p) {
+    for (std::int32_t v = -128; v <= 127; ++v)
+        if (host_post<ops::MaxPool>(p, v) != v) return false;
+    return true;
 }
 
 /// The average epilogue's constants and buffers (emulating the clamp when it can act).
@@ -180,7 +184,7 @@ inline Status check_average(const ops::PoolPlan& p, const std::string& what) {
                               std::to_string(p.max_count) +
                               " over the output (padding with count_include_pad = 0, or a ceil-mode overhang): "
                               "one multiplier per output row is not lowered");
-    const std::int64_t bound = average_bound(p), lc = p.clamp_limit;
+    const std::int64_t bound = p.acc_bound, lc = p.clamp_limit;
     const std::int64_t lim = std::numeric_limits<std::int32_t>::max();
     if (bound > lim || (bound > lc && bound + lc > lim) || (lc << p.pre_shift) > lim)
         return make_error(what, "", "lower-pool-range",
@@ -193,7 +197,7 @@ inline Result<AverageEpilogue> prepare_average(Builder& b, const ops::PoolPlan& 
                                         const std::string& what) {
     AverageEpilogue e;
     const std::int64_t lc = p.clamp_limit;
-    e.clamp = average_bound(p) > lc;
+    e.clamp = p.acc_bound > lc;
     e.shift = p.pre_shift;
     e.n = pixels * cp;
     const auto m = p.table[0];
@@ -209,10 +213,10 @@ inline Result<AverageEpilogue> prepare_average(Builder& b, const ops::PoolPlan& 
     append_rq_table(tl, p.rounding, 0, -128, 0, cp, [&](std::int64_t) { return lc32; }, [&](std::int64_t) { return one; });
     JANUS_TRY(e.hi_table, load_constant(b, Mem::lmem, th, what + " mask acc > Lc"));
     JANUS_TRY(e.lo_table, load_constant(b, Mem::lmem, tl, what + " mask acc < -Lc"));
-    // the host's results at the clamp limits: the same vec.rq function of the same (shifted) accumulator
+    // the host's results at the clamp limits (its epilogue evaluated there; check_average: one count)
     const auto at = [&](std::int64_t a) {
-        return static_cast<std::uint8_t>(static_cast<std::int8_t>(
-            numeric::requantize(p.rounding, static_cast<std::int32_t>(a << p.pre_shift), m, p.zp_out, -128, 127)));
+        return static_cast<std::uint8_t>(
+            static_cast<std::int8_t>(host_post<ops::AveragePool>(p, static_cast<std::int32_t>(a), p.min_count)));
     };
     const std::vector<std::uint8_t> hi(static_cast<std::size_t>(e.n), at(lc)),
         lo(static_cast<std::size_t>(e.n), at(-lc));
@@ -280,7 +284,7 @@ Status lower_window(Builder& b, const ops::PoolPlan& plan, const DramImage& x, c
     }
     bool post = true;  // max: requantize (vec.acc + vec.rq); average: always
     if constexpr (is_max) post = !max_post_is_identity(plan);
-    const bool clamp = !is_max && average_bound(plan) > plan.clamp_limit;
+    const bool clamp = !is_max && plan.acc_bound > plan.clamp_limit;
     const bool out_buf = !is_max || post || kw > 1;
     // LMEM: row slots and output rows of both sets, the epilogue's tables and masks; ACC: the post's rows
     const std::int64_t lmem = 2 * slots * prow + (out_buf ? 2 * row : 0) +
@@ -476,7 +480,7 @@ Status lower_global(Builder& b, const ops::PoolPlan& plan, const DramImage& x, c
     if constexpr (!is_max) JANUS_CHECK(check_average(plan, what));
     const std::int64_t Cp = x.cpitch, HW = x.h * x.w;
     const bool post = is_max ? !max_post_is_identity(plan) : true;
-    const bool clamp = !is_max && average_bound(plan) > plan.clamp_limit;
+    const bool clamp = !is_max && plan.acc_bound > plan.clamp_limit;
     // fixed LMEM: the output row and the post's tables; per pixel of the tile: 2 sets (+ the max row)
     const std::int64_t fixed = 16 + Cp + (is_max ? (post ? 16 + 16 * Cp : 0) : AverageEpilogue::lmem(clamp, 1, Cp));
     const std::int64_t lfree = b.largest_free(Mem::lmem) - fixed, afree = b.largest_free(Mem::acc);

@@ -138,6 +138,7 @@ struct PoolPlan {
     std::int32_t zp_in = 0, zp_out = 0;
     numeric::QuantizedMultiplier multiplier{};        ///< max pools: s_in / s_out
     std::vector<numeric::QuantizedMultiplier> table;  ///< average pools: entry k - min_count: s_in / (s_out k 2^S)
+    std::int64_t acc_bound = 0;  ///< average pools: the largest |acc| a window's sum reaches (at most 2^62)
     std::int32_t clamp_limit = 0;                     ///< average pools: |acc| clamp (never changes a result)
     int pre_shift = 0;                                ///< average pools: acc * 2^pre_shift before rq_indexed
     numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of the rq (quantized kernels)
@@ -259,6 +260,7 @@ struct pool_op {
             const std::int64_t span = std::max<std::int64_t>(std::abs(quant_lo(in.dtype) - p.zp_in),
                                                              std::abs(quant_hi(in.dtype) - p.zp_in));
             const long double bound = static_cast<long double>(span) * static_cast<long double>(p.volume);
+            p.acc_bound = bound < 0x1p62L ? static_cast<std::int64_t>(bound) : std::int64_t{1} << 62;  // saturated
             const long double sat = std::ceil(512.0L * p.max_count * s_out / s_in);
             const long double lc = std::min({bound, sat, static_cast<long double>(std::numeric_limits<std::int32_t>::max())});
             p.clamp_limit = static_cast<std::int32_t>(lc);
@@ -298,6 +300,23 @@ struct pool_op {
                                                   std::numeric_limits<std::int32_t>::max(), what + ": post"));
         }
         return p;
+    }
+
+    /// The quantized epilogue on a window's int32 accumulator (in0) and, for average pools, its count (in1), for
+    /// storage type T. The host kernel runs it; the NPU lowering evaluates it where it needs a value of it
+    /// (emit/pool.hpp) instead of restating it.
+    template <expr::Element T>
+    static auto quant_post(const PoolPlan& p) {
+        using namespace expr;
+        const In<0, std::int32_t> acc;
+        if constexpr (average)
+            return sat<T>(add(rq_indexed(shl(clamp(acc, -p.clamp_limit, p.clamp_limit), p.pre_shift),
+                                         clamp(In<1, std::int32_t>{}, p.min_count, p.max_count),
+                                         std::span<const numeric::QuantizedMultiplier>(p.table), p.min_count,
+                                         p.rounding),
+                              cst(p.zp_out)));
+        else
+            return sat<T>(add(rq(sub(acc, cst(p.zp_in)), p.multiplier, p.rounding), cst(p.zp_out)));
     }
 
     /// The kernel and its data movement; `winners` (max pools): also the index of each output's element
@@ -340,19 +359,13 @@ struct pool_op {
         return visit_quant_dtype(in[0].dtype, [&](auto tag) -> Result<PoolResult> {
             using T = typename decltype(tag)::type;
             Tensor y = Tensor::zeros(out.dtype, p.out_shape, out.quant);
-            const In<0, std::int32_t> acc;
+            const auto post = quant_post<T>(p);
             if constexpr (average) {
                 const auto pre = sub(widen(In<0, T>{}), cst(p.zp_in));
-                const auto post = sat<T>(add(rq_indexed(shl(clamp(acc, -p.clamp_limit, p.clamp_limit), p.pre_shift),
-                                                        clamp(In<1, std::int32_t>{}, p.min_count, p.max_count),
-                                                        std::span<const numeric::QuantizedMultiplier>(p.table),
-                                                        p.min_count, p.rounding),
-                                             cst(p.zp_out)));
                 JANUS_TRY(WindowStats st, run_window<Combine>(pre, 0, post, in[0], p.window, p.policy, y, wo, what));
                 return PoolResult{std::move(y), std::move(st)};
             } else {
                 const auto pre = widen(In<0, T>{});
-                const auto post = sat<T>(add(rq(sub(acc, cst(p.zp_in)), p.multiplier, p.rounding), cst(p.zp_out)));
                 JANUS_TRY(WindowStats st, run_window<Combine>(pre, static_cast<std::int32_t>(type_range<T>().lo),
                                                               post, in[0], p.window, p.policy, y, wo, what));
                 return PoolResult{std::move(y), std::move(st)};
