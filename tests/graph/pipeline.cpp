@@ -1,17 +1,25 @@
 // The lowering pipeline (graph/lower.hpp): partition, fusion, memory planning and emission are separate passes with
 // typed results. Each pass is checked on its own here (partition_pass, fusion_pass, the MemoryPlanner driven by hand
 // as emission drives it), then through lower_graph, whose result keeps the passes' results and prints them as `;`
-// lines after the IR (--dump-ir=after:partition|fusion|memory|lower) that still parse as IR.
+// lines after the IR (--dump-ir=after:partition|fusion|memory|lower) that still parse as IR. Every fixture's pass
+// results are goldens (tests/graph/pipeline/, rewritten with JANUS_UPDATE_GOLDEN=1).
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <janus/graph/import_onnx.hpp>
 #include <janus/graph/lower.hpp>
 #include <janus/graph/parse.hpp>
+#include <janus/graph/passes.hpp>
+
+#include "kernels.hpp"
+#include "support/text_file.hpp"
 
 namespace pipeline_test {
 
@@ -94,7 +102,8 @@ std::string fusion_graph() {
     const std::string q = " q(int8 s=0.1 zp=2)";
     return "graph fuse {\n  input %x: int8[4,16]" + q + "\n  const %w: int8[16,16] q(int8 s=0.01 zp=0) = " + w +
            "\n  %m0: int8[4,16]" + q + " = MatMul(%x, %w)\n  %r0: int8[4,16]" + q + " = Relu(%m0)\n" +
-           "  %m1: int8[4,16]" + q + " = MatMul(%r0, %w)\n  %s1: int8[4,16] q(int8 s=0.00390625 zp=-128) = Sigmoid(%m1)\n" +
+           "  %m1: int8[4,16]" + q + " = MatMul(%r0, %w)\n" +
+           "  %s1: int8[4,16] q(int8 s=0.00390625 zp=-128) = Sigmoid(%m1)\n" +
            "  %m2: int8[4,16]" + q + " = MatMul(%s1, %w)\n  %r2: int8[4,16]" + q + " = Relu(%m2)\n" +
            "  %m3: int8[4,16]" + q + " = MatMul(%r2, %w)\n  %r3: int8[4,16]" + q + " = Relu(%m3)\n" +
            "  %t3: int8[4,16]" + q + " = Relu(%m3)\n  %y: int8[4,16]" + q + " = Add(%r3, %t3)\n" +
@@ -257,6 +266,37 @@ TEST_CASE("lower_graph keeps the passes' results; each dump is `;` lines after t
         CHECK(part.find(";   the host reads: %a %c\n") != std::string::npos);
         const std::string mem = *graph::lowering_dump(g, l, "memory");
         CHECK(mem.find(";   %a: output @0 +256 B, kept to the end\n") != std::string::npos);
+    }
+}
+
+TEST_CASE("pipeline goldens: every fixture's partition, fusion, memory plan and layout") {
+    // A change in any pass's decisions on a fixture shows here as a diff of its dump (the programs' bytes are
+    // checked elsewhere: tests/graph/lower.cpp, tests/janusc/cli_test.sh).
+    for (const std::string stem :
+         {"integer_ops", "mobilenet_v2_tiny", "qdq_conv_bn", "qdq_conv_relu", "qdq_conv_relu_shared",
+          "qdq_float_middle", "qdq_float_tail", "qdq_softmax_head", "qdq_uint8_add_sigmoid", "qdq_unet_tiny",
+          "qop_conv_matmul"}) {
+        CAPTURE(stem);
+        const std::string path = "onnx/fixtures/" + stem + ".onnx";
+        const auto m = onnx::read_model_file(path);
+        REQUIRE(m.ok());
+        auto g = graph::import_onnx(*m, path);
+        REQUIRE(g.ok());
+        graph::PassLog log;
+        REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
+        const graph::LoweredGraph l = lowered(*g);
+        std::string text;
+        for (const std::string_view pass : graph::lowering_passes)
+            text += "; after " + std::string(pass) + "\n" + *graph::lowering_dump(*g, l, pass);
+        const std::filesystem::path golden = std::filesystem::path("graph/pipeline") / (stem + ".txt");
+        if (janus_test::update_golden_requested()) {
+            std::filesystem::create_directories(golden.parent_path());
+            std::ofstream(golden, std::ios::binary) << text;
+            continue;
+        }
+        REQUIRE_MESSAGE(std::filesystem::exists(golden),
+                        golden.string() << " is missing; JANUS_UPDATE_GOLDEN=1 writes it");
+        CHECK(text == janus_test::read_text(golden));
     }
 }
 
