@@ -267,6 +267,17 @@ TEST_CASE("lower_graph keeps the passes' results; each dump is `;` lines after t
         const std::string mem = *graph::lowering_dump(g, l, "memory");
         CHECK(mem.find(";   %a: output @0 +256 B, kept to the end\n") != std::string::npos);
     }
+    // rule: with no node on the NPU every pass still has a result, and every dump prints it
+    const graph::Graph host_only = parsed("graph h {\n  input %x: int8[1,16,4,4] q(int8 s=0.1 zp=3)\n"
+                                          "  %a: int8[1,16,4,4] q(int8 s=0.1 zp=3) = Relu(%x) @host\n"
+                                          "  output %a\n}\n");
+    const graph::LoweredGraph none = lowered(host_only);
+    CHECK(*graph::lowering_dump(host_only, none, "partition") ==
+          "; partition: 0 of 1 nodes on the NPU, 0 segments\n;   host node 0 (Relu): the prologue [place-marked]\n");
+    CHECK(*graph::lowering_dump(host_only, none, "fusion") ==
+          "; fusion: 0 activations computed by the producer's kernel\n");
+    CHECK(*graph::lowering_dump(host_only, none, "memory") ==
+          "; memory: input 0 B, output 0 B, scratch peak 0 B (first-fit), constants 0 B\n");
 }
 
 TEST_CASE("pipeline goldens: every fixture's partition, fusion, memory plan and layout") {

@@ -1551,14 +1551,6 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
     L.log = part.log;
     L.host_before = part.host_before;
     L.host_after = part.host_after;
-    emit::Builder b(g.name);
-    if (!part.first) {
-        L.placement.resize(g.values.size());
-        JANUS_TRY(L.program, b.finish());
-        L.log.push_back("no node runs on the NPU");
-        return L;
-    }
-
     L.fusion = fusion_pass(g, part, [&](std::string_view op) {
         const OpLowering* e = lowerings.find(op);
         return e && e->fuses_activation;
@@ -1569,6 +1561,15 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
     std::vector<Refusal> input_refusals;
     mem.place_inputs("graph " + g.name, input_refusals);
     for (const Refusal& r : input_refusals) refuse(r.node, r.error);
+
+    emit::Builder b(g.name);
+    if (!part.first) {  // every pass's result is there, empty: the dumps print them too
+        L.memory = mem.take();
+        L.placement = L.memory.placement;
+        JANUS_TRY(L.program, b.finish());
+        L.log.push_back("no node runs on the NPU");
+        return L;
+    }
 
     const std::vector<bool> refused_before = refused_here;
     JANUS_CHECK(emission_pass(g, opt, lowerings, part, L.fusion, mem, refused_before, refuse, b, L));
