@@ -299,6 +299,9 @@ TEST_CASE("pipeline goldens: every fixture's partition, fusion, memory plan and 
         std::string text;
         for (const std::string_view pass : graph::lowering_passes)
             text += "; after " + std::string(pass) + "\n" + *graph::lowering_dump(*g, l, pass);
+        // rule: the IR followed by the dumps still parses as IR (with its constants' data: the parser needs it)
+        const auto again = graph::parse(graph::print(*g) + text, stem + ".ir");
+        CHECK_MESSAGE(again.ok(), (again.ok() ? std::string() : again.error().message()));
         const std::filesystem::path golden = std::filesystem::path("graph/pipeline") / (stem + ".txt");
         if (janus_test::update_golden_requested()) {
             std::filesystem::create_directories(golden.parent_path());
