@@ -125,9 +125,11 @@ sed '/^model /d; /^output: /d' "$T/out" >"$T/dump.txt"  # the IR only: the run s
 golden "$T/dump.txt" qdq_conv_relu.dump.txt
 same "$T/ref2/output.npy" "$T/ref/output.npy" "run output with --dump-ir"
 run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref --dump-ir=before:x
-has "$T/err" "--dump-ir=before:x: error: expected after:import, after:all or after:PASS with PASS one of the passes (after:lower needs the NPU engine) [usage]"
-run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref --dump-ir=after:lower
-has "$T/err" "(after:lower needs the NPU engine) [usage]"
+has "$T/err" "--dump-ir=before:x: error: expected after:import, after:all or after:PASS with PASS one of the passes (the lowering passes partition, fusion, memory, lower need the NPU engine) [usage]"
+for p in partition fusion memory lower; do
+    run 2 "$J" run "$FX/qdq_conv_relu.onnx" -i input="$FX/qdq_conv_relu.in0.npy" -o "$T/none" --engine ref --dump-ir=after:$p
+    has "$T/err" "(the lowering passes partition, fusion, memory, lower need the NPU engine) [usage]"
+done
 
 # 8c. run --engine npu (the default): lowered, simulated, the same bytes as the reference engine, on every fixture
 for m in qdq_conv_relu qdq_uint8_add_sigmoid qdq_float_tail mobilenet_v2_tiny qdq_conv_relu_shared qdq_unet_tiny \
@@ -308,6 +310,31 @@ has "$T/out" ";   %conv_17: int8[1,8,16,16] q(int8 s=0.0235294122 zp=-128) -> sc
 has "$T/out" ";   %flat_424: int8[1,320] q(int8 s=0.0235294122 zp=-128) -> scratch @1408 +320 B: 1 row of 320, 320 B apart"
 has "$T/out" "; on the host: QuantizeLinear (Q_5) DequantizeLinear (graph output logits)"
 same "$T/m-dump.jpk" "$T/m.jpk" "the package with --dump-ir"
+# the other lowering passes (docs/janusc.md "The lowering pipeline"): the IR, then the pass's result as `;` lines;
+# the package is the same; an unknown pass name is a usage error
+run 0 "$J" compile "$FX/qdq_float_middle.onnx" -o "$T/fm-dump.jpk" --dump-ir=after:partition
+has "$T/out" "; after partition"
+has "$T/out" "; partition: 3 of 9 nodes on the NPU, 2 segments"
+has "$T/out" ";   segment 1: nodes 6 7"
+has "$T/out" ";   host node 3 (Softmax softmax): between segments [place-type]"
+has "$T/out" ";   host node 8 (DequantizeLinear graph output output): the epilogue [place-type]"
+has "$T/out" ";   the host reads: %conv_17 %add_51"
+same "$T/fm-dump.jpk" "$T/qdq_float_middle.jpk" "the package with --dump-ir=after:partition"
+run 0 "$J" compile "$FX/qdq_conv_relu_shared.onnx" -o "$T/crs-dump.jpk" --dump-ir=after:fusion
+has "$T/out" "; after fusion"
+has "$T/out" "; fusion: 1 activation computed by the producer's kernel"
+has "$T/out" ";   fuse   node 2 (Relu Relu_26) after node 1 (Conv Conv_18): fused into its requantization, codes clamped to [-43, 127]"
+run 0 "$J" run "$FX/qdq_float_middle.onnx" -i input="$FX/qdq_float_middle.in0.npy" -o "$T/fm-run" --dump-ir=after:memory
+has "$T/out" "; after memory"
+has "$T/out" "; memory: input 2048 B, output 2048 B, scratch peak 1024 B (first-fit), constants 3152 B"
+has "$T/out" ";   %conv_43: scratch @0 +1024 B, freed after node 7 (Add add)"
+has "$T/out" ";   %add_51: output @1024 +1024 B, kept to the end"
+same "$T/fm-run/output.npy" "$T/npu-qdq_float_middle/output.npy" "run output with --dump-ir=after:memory"
+run 0 "$J" compile "$FX/qdq_conv_relu_shared.onnx" -o "$T/crs-dump2.jpk" --dump-ir=after:memory
+has "$T/out" ";   %conv_17: output @0 +1024 B, shares %relu_25's buffer"
+run 2 "$J" compile "$FX/qdq_float_middle.onnx" -o "$T/none.jpk" --dump-ir=after:emission
+has "$T/err" "--dump-ir=after:emission: error: expected after:import, after:all or after:PASS with PASS one of the passes or of the lowering passes partition, fusion, memory, lower [usage]"
+[ ! -e "$T/none.jpk" ] && ok || fail "a usage error wrote a package"
 mkdir -p "$T/elsewhere3"
 (cd "$T/elsewhere3" && LC_ALL=C.UTF-8 "$J" compile "$FX/mobilenet_v2_tiny.onnx" -o m.jpk >/dev/null) \
     || fail "compile from another directory"

@@ -30,7 +30,7 @@ struct RunArgs {
     std::string output_format = "npy";  ///< npy, or pb (one TensorProto per output, named as the output)
     std::string engine = "npu";
     bool strict = false;   ///< a quantized node placed on the host is an error (exit 2)
-    std::string dump_ir;   ///< "after:import", "after:PASS" or "after:all": the IR text on stdout
+    std::string dump_ir;   ///< "after:import", "after:PASS" (a graph or lowering pass) or "after:all": the IR on stdout
     bool timings = false;  ///< the wall time of each phase on stderr (bench/janusc_frontend.sh)
     std::string rounding;  ///< --rounding: double, single or half-even; empty: numeric::default_rounding_mode
 };

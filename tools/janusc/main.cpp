@@ -235,7 +235,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"npy", "pb"}));
     run->add_option("--engine", r.engine, "npu (default: compile and simulate) or ref (host reference kernels)")
         ->check(CLI::IsMember({"npu", "ref"}));
-    run->add_option("--dump-ir", r.dump_ir, "print the IR after:import, after:PASS or after:all (compact constants)");
+    run->add_option("--dump-ir", r.dump_ir,
+                    "print the IR after:import, after:PASS or after:all (compact constants); with --engine npu PASS "
+                    "may be a lowering pass: partition, fusion, memory, lower");
     run->add_flag("--timings", r.timings, "print the wall time of each phase on stderr");
     run->add_flag("--strict", r.strict, strict_help);
     run->add_option("--rounding", r.rounding, rounding_help)->check(CLI::IsMember(rounding_choices));
@@ -245,7 +247,9 @@ int main(int argc, char** argv) {
     compile->add_option("model", c.model, "the model (.onnx)")->required();
     compile->add_option("-o,--output", c.output, "the package to write (.jpk)")->required();
     compile->add_option("--emit-asm", c.emit_asm, "also write the program as assembly, annotated with its nodes");
-    compile->add_option("--dump-ir", c.dump_ir, "print the IR after:import, after:PASS or after:all");
+    compile->add_option("--dump-ir", c.dump_ir,
+                        "print the IR after:import, after:PASS or after:all; PASS may be a lowering pass: partition, "
+                        "fusion, memory, lower");
     compile->add_flag("--timings", c.timings, "print the wall time of each phase on stderr");
     compile->add_flag("--strict", c.strict, strict_help);
     compile->add_option("--rounding", c.rounding, rounding_help)->check(CLI::IsMember(rounding_choices));

@@ -60,10 +60,12 @@ private:
     clock::time_point mark_ = clock::now();
 };
 
-/// The IR and its layout after lowering (--dump-ir=after:lower or after:all).
+/// The IR after a lowering pass (--dump-ir=after:partition|fusion|memory|lower, or each of them under after:all),
+/// followed by the `;` lines of the pass's result (graph::lowering_dump).
 void dump_lowered(const std::string& dump, const graph::Graph& g, const graph::LoweredGraph& l) {
-    if (dump == "lower" || dump == "all")
-        std::cout << "; after lower\n" << graph::print(g, false) << graph::layout_text(g, l);
+    for (const std::string_view pass : graph::lowering_passes)
+        if (dump == pass || dump == "all")
+            std::cout << "; after " << pass << "\n" << graph::print(g, false) << *graph::lowering_dump(g, l, pass);
 }
 
 /// Lower `g` with host fallback and print the placement (one summary line, then one line per host node with its
@@ -77,7 +79,7 @@ janus::Result<graph::LoweredGraph> lowered(const graph::Graph& g, const graph::L
 }
 
 /// Read, import and optimize a model; --dump-ir prints the IR after the named step (`dump` gets the step's name:
-/// the caller prints after:lower).
+/// the caller prints those of the lowering passes).
 janus::Result<graph::Graph> load_model(const std::string& path, const std::string& dump_ir, Phases& phase,
                                        janus::numeric::Rounding rounding, std::string* dump_step = nullptr,
                                        bool lowers = false) {
@@ -90,12 +92,15 @@ janus::Result<graph::Graph> load_model(const std::string& path, const std::strin
     if (!dump_ir.empty()) {
         bool known = dump_ir == "after:import" || dump_ir == "after:all";
         for (const auto& p : graph::all_passes) known = known || dump_ir == "after:" + std::string(p.name);
-        known = known || (lowers && dump_ir == "after:lower");
+        for (const std::string_view p : graph::lowering_passes)
+            known = known || (lowers && dump_ir == "after:" + std::string(p));
         if (dump_ir.rfind("after:", 0) != 0 || !known)
             return make_error("--dump-ir=" + dump_ir, "", "usage",
-                              std::string("expected after:import, after:all") + (lowers ? ", after:lower" : "") +
-                                  " or after:PASS with PASS one of the passes" +
-                                  (lowers ? "" : " (after:lower needs the NPU engine)"));
+                              std::string("expected after:import, after:all or after:PASS with PASS one of the "
+                                          "passes") +
+                                  (lowers ? " or of the lowering passes partition, fusion, memory, lower"
+                                          : " (the lowering passes partition, fusion, memory, lower need the NPU "
+                                            "engine)"));
         dump = dump_ir.substr(6);
         if (dump_step) *dump_step = dump;
     }

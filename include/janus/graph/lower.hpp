@@ -2,6 +2,14 @@
 // Lowering a whole graph to one vnpu program: the NPU segment of the graph, its DRAM plan and the host nodes around it.
 //
 // Contract (docs/janusc.md "Lowering a graph"):
+//   - Pipeline (docs/janusc.md "The lowering pipeline"). One attempt is four passes with typed results:
+//     partition_pass -> Partition, fusion_pass -> FusionPlan, memory planning (MemoryPlanner -> MemoryPlan) and
+//     emission_pass -> the program. A pass reads the graph and the earlier passes' results only; emission gives
+//     each node to its op's registry entry (OpLowering, through NodeLowering), which places its output with the
+//     memory planner and emits its kernel. Memory planning fixes lifetimes and the input region before emission,
+//     the other offsets as emission reaches each node (a lowering decides views and borrows kernel scratch).
+//     LoweredGraph keeps the results of the attempt that lowered; lowering_dump prints them as `;` lines
+//     (--dump-ir=after:partition, after:fusion, after:memory, after:lower).
 //   - Partition. Nodes marked @host, and nodes whose data inputs or output are not int8 (except ConvInteger and
 //     MatMulInteger on int8 inputs: their int32 sums are stored from ACC), run on the host: before the
 //     first NPU node (the prologue: QuantizeLinear of a float input, the uint8 -> int8 Requantize of a QOperator
@@ -116,11 +124,14 @@ struct Placement {
         return (i % (h * w)) * pitch + elem * (i / (h * w));
     }
     friend bool operator==(const Placement&, const Placement&) = default;
+    /// "scratch @4096 +4096 B": the region and the bytes.
+    std::string where() const {
+        static constexpr const char* regions[] = {"weights", "scratch", "input", "output"};
+        return std::string(regions[region & 3]) + " @" + std::to_string(offset) + " +" + std::to_string(bytes()) + " B";
+    }
     /// "scratch @4096 +4096 B: NHWC 16x16x8, pixels 16 B apart" (IR dumps and the lowering log).
     std::string str() const {
-        static constexpr const char* regions[] = {"weights", "scratch", "input", "output"};
-        std::string s =
-            std::string(regions[region & 3]) + " @" + std::to_string(offset) + " +" + std::to_string(bytes()) + " B: ";
+        std::string s = where() + ": ";
         const std::string wide = elem == 4 ? " int32" : "";
         if (form == Form::image)
             return s + "NHWC " + std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) + wide +
@@ -195,6 +206,87 @@ struct HostPlacement {
     friend bool operator==(const HostPlacement&, const HostPlacement&) = default;
 };
 
+namespace lower_detail {
+
+/// A first-fit arena of 16-byte aligned blocks.
+class Arena {
+public:
+    std::uint32_t allocate(std::int64_t bytes) {
+        bytes = emit::round16(std::max<std::int64_t>(bytes, 16));
+        std::int64_t at = 0;
+        for (const auto& [off, len] : used_) {
+            if (off - at >= bytes) break;
+            at = std::max(at, off + len);
+        }
+        used_.emplace(at, bytes);
+        peak_ = std::max(peak_, at + bytes);
+        return static_cast<std::uint32_t>(at);
+    }
+    void release(std::uint32_t at) { used_.erase(at); }
+    std::int64_t peak() const { return peak_; }
+
+private:
+    std::map<std::int64_t, std::int64_t> used_;  ///< offset -> bytes
+    std::int64_t peak_ = 0;
+};
+
+/// A node the lowering refused in one attempt, with the refusal (the emitter's or the plan's error, node named).
+struct Refusal {
+    std::size_t node = 0;
+    Error error;
+};
+
+}  // namespace lower_detail
+
+// ---- The lowering pipeline. One lowering attempt runs four passes, each with a typed result: partition_pass
+// (Partition), fusion_pass (FusionPlan), memory planning (MemoryPlanner, whose result is a MemoryPlan) and
+// emission_pass (the program). lower_graph repeats the attempt while the lowering refuses nodes (host fallback);
+// LoweredGraph keeps the results of the attempt that lowered, and lowering_dump prints them
+// (--dump-ir=after:partition, after:fusion, after:memory, after:lower).
+
+/// Pass 1, partition (partition_pass): which nodes the NPU takes, the host nodes around them, the segments, and
+/// which values cross from the NPU to the host.
+struct Partition {
+    std::vector<bool> on_npu;                          ///< per node: an NPU node of this attempt
+    std::vector<bool> hoisted;                         ///< per node: a host node between NPU nodes run in the prologue
+    std::optional<std::size_t> first, last;            ///< the first and the last NPU node; none when there is none
+    std::vector<std::size_t> host_before, host_after;  ///< as LoweredGraph::host_before, host_after
+    std::vector<LoweredSegment> segments;              ///< with host_before only: the later passes fill the rest
+    std::vector<std::int64_t> seg_at;                  ///< per node: the segment it starts, or -1
+    std::vector<bool> produced_on_npu;                 ///< per value
+    std::vector<bool> read_by_host;                    ///< per value: the host reads it after a segment, or an output
+    std::vector<std::string> log;                      ///< the hoisting decisions
+};
+
+/// What a producer's kernel computes for the unary activation fused into it (seeds B10, B11).
+struct Fusion {
+    std::size_t act = 0;                ///< the activation node
+    emit::Clamp clamp;                  ///< a clamp of the codes, in the requantization
+    std::optional<expr::Table256> lut;  ///< or a LUT on each output tile
+};
+
+/// Pass 2, activation fusion (fusion_pass): which activation each producer's kernel computes.
+struct FusionPlan {
+    std::vector<std::optional<Fusion>> producer;  ///< per node: the activation its kernel computes
+    std::vector<std::int64_t> fused_into;         ///< per node: the producer whose kernel computes it, or -1
+    std::vector<std::string> log;                 ///< `fuse` lines: each fusion and each refusal with its reason
+};
+
+/// Pass 3, memory planning (MemoryPlanner): the DRAM plan of the attempt.
+struct MemoryPlan {
+    std::vector<std::optional<Placement>> placement;  ///< per value; empty for values the NPU never holds
+    std::vector<ValueId> root;                ///< per value: the value owning its buffer (itself, a view's source, or
+                                              ///< the activation a fused producer writes)
+    std::vector<std::int64_t> last_read;      ///< per value: its last NPU reader, or -1
+    std::vector<std::int64_t> buffer_last;    ///< per root: the last NPU reader of any value sharing its buffer
+    std::vector<bool> keep_buffer;            ///< per root: the host reads a view of it (never freed)
+    std::vector<ValueId> segment_inputs;      ///< host -> NPU (input region), ordered by segment
+    std::vector<ValueId> segment_outputs;     ///< NPU -> host (output region), ordered by segment
+    std::vector<std::size_t> segment_first_input;  ///< per segment: its first entry of segment_inputs
+    std::int64_t input_bytes = 0, output_bytes = 0;
+    lower_detail::Arena scratch;              ///< the scratch region; its peak is LoweredGraph::scratch_peak
+};
+
 struct LoweredGraph {
     emit::Program program;
     std::vector<std::optional<Placement>> placement;   ///< per value; empty for values the NPU never holds
@@ -211,6 +303,9 @@ struct LoweredGraph {
     /// LowerOptions::rounding: the program's requantizations round so; the host nodes must run with it (the package
     /// records it).
     numeric::Rounding rounding = numeric::default_rounding_mode;
+    Partition partition;              ///< the passes' results (lowering_dump)
+    FusionPlan fusion;
+    MemoryPlan memory;
     /// How many nodes run on the host: before, between and after the segments.
     std::size_t host_nodes() const {
         std::size_t n = host_before.size() + host_after.size();
@@ -288,28 +383,6 @@ inline Result<Placement> shape_form(const Value& v, const std::string& what) {
     p.pitch = emit::round16(p.elem * p.c);
     return p;
 }
-
-/// A first-fit arena of 16-byte aligned blocks.
-class Arena {
-public:
-    std::uint32_t allocate(std::int64_t bytes) {
-        bytes = emit::round16(std::max<std::int64_t>(bytes, 16));
-        std::int64_t at = 0;
-        for (const auto& [off, len] : used_) {
-            if (off - at >= bytes) break;
-            at = std::max(at, off + len);
-        }
-        used_.emplace(at, bytes);
-        peak_ = std::max(peak_, at + bytes);
-        return static_cast<std::uint32_t>(at);
-    }
-    void release(std::uint32_t at) { used_.erase(at); }
-    std::int64_t peak() const { return peak_; }
-
-private:
-    std::map<std::int64_t, std::int64_t> used_;  ///< offset -> bytes
-    std::int64_t peak_ = 0;
-};
 
 template <class A>
 Result<A> attrs_of(const ops::AttrMap& m, const auto& schema, const std::string& what) {
@@ -520,80 +593,280 @@ inline Result<std::vector<std::int32_t>> conv_bias(const Graph& g, const Node& n
 
 namespace lower_detail {
 
-/// What a producer's kernel computes for the unary activation fused into it (seeds B10, B11).
-struct Fusion {
-    std::size_t act = 0;                ///< the activation node
-    emit::Clamp clamp;                  ///< a clamp of the codes, in the requantization
-    std::optional<expr::Table256> lut;  ///< or a LUT on each output tile
-};
-
-/// The DRAM plan of one lowering attempt while its nodes are emitted: placements, the scratch arena and the buffers'
-/// lifetimes (views share their source's buffer: `root`).
-struct AttemptState {
-    const Graph& g;
-    const LowerOptions& opt;
-    LoweredGraph& L;
-    emit::Builder& b;
-    std::vector<ValueId> root;                   ///< per value: the value owning its buffer
-    std::vector<std::int64_t> last_read;         ///< per value: its last NPU reader
-    std::vector<std::int64_t> buffer_last;       ///< per root: the last NPU reader of any alias
-    std::vector<bool> read_by_host;              ///< per value: the host reads it after a segment
-    std::vector<bool> keep_buffer;               ///< per root: the host reads an alias after the run
-    std::vector<std::optional<Fusion>> fusion;   ///< per producer node: the activation its kernel computes
-    Arena scratch;
-    std::int64_t out_at = 0;                     ///< the output region's end
-
-    Placement place_output(std::size_t k, const Placement& form) {
-        const ValueId o = g.nodes[k].outputs[0];
-        Placement p = form;
-        if (read_by_host[static_cast<std::size_t>(o)]) {
-            p.region = 3, p.offset = static_cast<std::uint32_t>(out_at);
-            out_at += emit::round16(p.bytes());
-            L.segment_outputs.push_back(o);
-        } else {
-            p.region = 1, p.offset = scratch.allocate(p.bytes());
+/// Pass 1, partition: node k runs on the NPU unless `host[k]` (the lowering refused it in an earlier attempt) or
+/// partition_host_reason keeps it on the host. A host node between NPU nodes that reads nothing the NPU computed,
+/// directly or through other host nodes, is hoisted into the prologue: it would split the program for nothing (a
+/// halt and a host round trip). In node order, each maximal run of NPU nodes is a segment, with the host nodes just
+/// before it. A value crosses to the host when a host node reads it or it is a graph output; a Flatten / Reshape
+/// on the NPU may become a view (no code) of its input's bytes, so when the host reads such a value the input it
+/// views crosses too: a package then hands the host that input, in a layout it can describe, and runs the reshape
+/// on the host (graph/compile.hpp, host form).
+inline Partition partition_pass(const Graph& g, const std::vector<bool>& host) {
+    Partition P;
+    P.on_npu.assign(g.nodes.size(), false);
+    P.hoisted.assign(g.nodes.size(), false);
+    P.seg_at.assign(g.nodes.size(), -1);
+    for (std::size_t k = 0; k < g.nodes.size(); ++k)
+        if (!host[k] && !partition_host_reason(g, k)) {
+            P.on_npu[k] = true;
+            if (!P.first) P.first = k;
+            P.last = k;
         }
-        L.placement[static_cast<std::size_t>(o)] = p;
-        L.log.push_back("value  " + g.value(o).name + ": " + p.str());
-        return p;
+    const auto& first = P.first;
+    const auto& last = P.last;
+    std::vector<bool> from_npu(g.values.size(), false);
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        bool reads_npu = false;
+        for (ValueId x : g.nodes[k].inputs)
+            reads_npu = reads_npu || (x != no_value && from_npu[static_cast<std::size_t>(x)]);
+        for (ValueId o : g.nodes[k].outputs) from_npu[static_cast<std::size_t>(o)] = P.on_npu[k] || reads_npu;
+        if (P.on_npu[k]) continue;
+        P.hoisted[k] = first && k > *first && k < *last && !reads_npu;
+        if (first && k > *last)
+            P.host_after.push_back(k);
+        else if (!first || k < *first || P.hoisted[k])
+            P.host_before.push_back(k);
+        if (P.hoisted[k])
+            P.log.push_back("host   " + node_what(g, k) + ": reads nothing the NPU computes, runs before it");
     }
-    /// A producer with a fused activation writes the activation's output: its value shares that buffer.
-    Placement place_result(std::size_t k, const Placement& form) {
-        if (!fusion[k]) return place_output(k, form);
-        const std::size_t j = fusion[k]->act;
-        const Placement p = place_output(j, form);
-        const ValueId o = g.nodes[k].outputs[0];
-        L.placement[static_cast<std::size_t>(o)] = p;
-        root[static_cast<std::size_t>(o)] = g.nodes[j].outputs[0];
-        return p;
-    }
-    /// Node k's output is a view (no code) of its data input `x`'s bytes, laid out as `p`.
-    void view(std::size_t k, ValueId x, const Placement& p) {
-        const ValueId o = g.nodes[k].outputs[0];
-        L.placement[static_cast<std::size_t>(o)] = p;
-        const ValueId r = root[static_cast<std::size_t>(x)];
-        root[static_cast<std::size_t>(o)] = r;
-        buffer_last[static_cast<std::size_t>(r)] =
-            std::max(buffer_last[static_cast<std::size_t>(r)], last_read[static_cast<std::size_t>(o)]);
-        if (read_by_host[static_cast<std::size_t>(o)]) {
-            keep_buffer[static_cast<std::size_t>(r)] = true;
-            L.segment_outputs.push_back(o);
+    P.produced_on_npu.assign(g.values.size(), false);
+    P.read_by_host.assign(g.values.size(), false);
+    if (!first) return P;
+    std::vector<std::size_t> before = P.host_before;
+    bool split = true;  // a host node that stays between NPU nodes ran since the last NPU node
+    for (std::size_t k = *first; k <= *last; ++k) {
+        if (!P.on_npu[k]) {
+            if (!P.hoisted[k]) {
+                before.push_back(k);
+                split = true;
+            }
+            continue;
         }
+        if (!split) continue;
+        split = false;
+        P.seg_at[k] = static_cast<std::int64_t>(P.segments.size());
+        P.segments.push_back({});
+        P.segments.back().host_before = std::move(before);
+        before.clear();
     }
-    /// Free the scratch buffers whose last NPU reader is node k.
-    void release_dead(std::size_t k) {
-        if (opt.keep_intermediates) return;
-        for (ValueId x : g.nodes[k].inputs) {
-            if (x == no_value) continue;
-            const ValueId r = root[static_cast<std::size_t>(x)];
-            auto& p = L.placement[static_cast<std::size_t>(r)];
-            if (p && p->region == 1 && !keep_buffer[static_cast<std::size_t>(r)] &&
-                buffer_last[static_cast<std::size_t>(r)] == static_cast<std::int64_t>(k)) {
-                scratch.release(p->offset);
-                buffer_last[static_cast<std::size_t>(r)] = -2;  // released once
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+        const Node& n = g.nodes[k];
+        if (!P.on_npu[k])
+            for (ValueId x : n.inputs)
+                if (x != no_value) P.read_by_host[static_cast<std::size_t>(x)] = true;
+        if (P.on_npu[k]) P.produced_on_npu[static_cast<std::size_t>(n.outputs[0])] = true;
+    }
+    for (ValueId o : g.outputs) P.read_by_host[static_cast<std::size_t>(o)] = true;
+    for (std::size_t k = *last + 1; k-- > *first;) {
+        const Node& n = g.nodes[k];
+        if (P.on_npu[k] && (n.op == "Flatten" || n.op == "Reshape") && !n.inputs.empty() &&
+            P.read_by_host[static_cast<std::size_t>(n.outputs[0])])
+            P.read_by_host[static_cast<std::size_t>(n.inputs[0])] = true;
+    }
+    return P;
+}
+
+/// Pass 2, activation fusion (seeds B10, B11). A unary elementwise op (Relu, Clip, Sigmoid, ...) whose one data
+/// input is the output of a producer whose lowering fuses an activation (`fuses_activation(op)`:
+/// OpLowering::fuses_activation, Conv / MatMul / Gemm) and that nothing else reads (no other node, not the host, not
+/// a graph output) is computed by the producer's kernel:
+///   - when both have the same int8 quantization and the op's own 256-entry table is exactly a clamp of the codes
+///     to [lo, hi], by the requantization (vec.rq's lo, hi): sat8(clamp(rq + zp, lo, hi)) equals
+///     clamp(sat8(rq + zp), lo, hi) for -128 <= lo <= hi <= 127 (Conv, MatMul, Gemm);
+///   - otherwise by lut.apply on each output tile before it is stored (the op's table, its quantization change
+///     included): lower_conv, lower_depthwise, lower_matmul and lower_matmul_left all take a table.
+/// The graph keeps both nodes and the quantization between them; the producer's own value is not materialized
+/// (LoweredNode::fused) and the activation emits no code. Every refusal is a `fuse` line of the log (seed B11:
+/// other readers, a view in between, a dependency boundary).
+template <class FusesActivation>
+FusionPlan fusion_pass(const Graph& g, const Partition& part, const FusesActivation& fuses_activation) {
+    FusionPlan F;
+    F.producer.resize(g.nodes.size());
+    F.fused_into.assign(g.nodes.size(), -1);
+    if (!part.first) return F;
+    const std::string gwhat = "graph " + g.name;
+    const auto unary_reader = [&](std::size_t r) { return ops::is_unary_elementwise(g.nodes[r].op); };
+    for (std::size_t k = *part.first; k <= *part.last; ++k) {
+        const Node& n = g.nodes[k];
+        if (!part.on_npu[k] || !fuses_activation(std::string_view(n.op))) continue;
+        const ValueId o = n.outputs[0];
+        const auto readers = g.consumers(o);
+        const std::string pwhat = node_what(g, k);
+        for (std::size_t r : readers)  // an activation behind a view: fusion does not cross it
+            if ((g.nodes[r].op == "Flatten" || g.nodes[r].op == "Reshape") &&
+                g.consumers(g.nodes[r].outputs[0]).size() == 1 && unary_reader(g.consumers(g.nodes[r].outputs[0])[0]))
+                F.log.push_back("fuse   " + node_what(g, g.consumers(g.nodes[r].outputs[0])[0]) + " after " + pwhat +
+                                ": kept as a kernel, it reads a view (" + g.nodes[r].op + ") of the product");
+        const auto act = std::find_if(readers.begin(), readers.end(), unary_reader);
+        if (act == readers.end()) continue;
+        const std::size_t j = *act;
+        const Node& an = g.nodes[j];
+        const std::string what = "fuse   " + node_what(g, j) + " after " + pwhat;
+        const auto& q = g.value(o).type.quant;
+        const auto& qa = g.value(an.outputs[0]).type.quant;
+        if (readers.size() != 1) {
+            F.log.push_back(what + ": kept as a kernel, " + g.value(o).name + " has " + std::to_string(readers.size()) +
+                            " readers (the unfused value is needed)");
+            continue;
+        }
+        if (part.read_by_host[static_cast<std::size_t>(o)] || g.is_output(o)) {
+            F.log.push_back(what + ": kept as a kernel, the host reads " + g.value(o).name +
+                            " (a dependency boundary)");
+            continue;
+        }
+        if (!part.on_npu[j] || !q || !qa || data_inputs(g, an) != std::vector<ValueId>{o}) {
+            F.log.push_back(what + ": kept, the activation does not run on the NPU on this value alone");
+            continue;
+        }
+        const auto table = unary_table(an, *q, *qa, gwhat + ": " + node_what(g, j));
+        if (!table.ok() || !*table || (*table)->in != DType::i8 || (*table)->out != DType::i8) continue;
+        const auto& v = (*table)->values;  // v[c + 128] for code c
+        Fusion f{j, {v[0], v[255]}, std::nullopt};
+        bool clamp = *qa == *q && f.clamp.lo <= f.clamp.hi && f.clamp.lo >= -128 && f.clamp.hi <= 127;
+        for (int i = 0; i < 256 && clamp; ++i)
+            clamp = v[static_cast<std::size_t>(i)] == std::clamp(i - 128, f.clamp.lo, f.clamp.hi);
+        if (clamp) {
+            F.log.push_back(what + ": fused into its requantization, codes clamped to [" + std::to_string(f.clamp.lo) +
+                            ", " + std::to_string(f.clamp.hi) + "]");
+        } else {  // every producer kernel has a LUT epilogue (lower_conv, lower_depthwise, lower_matmul[_left])
+            f.clamp = {};
+            f.lut = **table;
+            F.log.push_back(what + ": fused as a lut.apply on each output tile before the store");
+        }
+        F.producer[k] = std::move(f);
+        F.fused_into[j] = static_cast<std::int64_t>(k);
+    }
+    return F;
+}
+
+/// Pass 3, memory planning: the DRAM plan of one attempt (MemoryPlan). Before emission (the constructor and
+/// place_inputs) it knows every value's last NPU reader and lays out the input region. During emission each kernel's
+/// lowering asks it for its output's bytes (place_output: the output region when the host reads the value, else a
+/// first-fit scratch buffer), it records the values that share a buffer (view, place_fused: `root`), and
+/// release_dead frees a buffer after the last NPU reader of any value sharing it; an output is placed before its
+/// inputs are freed, so a kernel never overwrites what it reads. Scratch offsets are decided during emission, not
+/// before: whether a node's output is a view, and the scratch its kernel borrows, are its lowering's decisions
+/// (docs/janusc.md "The lowering pipeline").
+class MemoryPlanner {
+public:
+    MemoryPlanner(const Graph& g, const Partition& part, bool keep_intermediates, std::vector<std::string>& log)
+        : g_(g), part_(part), keep_(keep_intermediates), log_(log), released_(g.values.size(), false) {
+        plan_.placement.resize(g.values.size());
+        plan_.root.resize(g.values.size());
+        for (std::size_t i = 0; i < plan_.root.size(); ++i) plan_.root[i] = static_cast<ValueId>(i);
+        plan_.last_read.assign(g.values.size(), -1);
+        for (std::size_t k = 0; k < g.nodes.size(); ++k)
+            if (part.on_npu[k])
+                for (ValueId x : g.nodes[k].inputs)
+                    if (x != no_value) plan_.last_read[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
+        plan_.buffer_last = plan_.last_read;
+        plan_.keep_buffer.assign(g.values.size(), false);
+    }
+
+    /// The input region: every data input of an NPU node not produced on the NPU, in first-use order. A value with
+    /// no NPU form (shape_form) refuses the node reading it.
+    void place_inputs(const std::string& gwhat, std::vector<Refusal>& refused) {
+        plan_.segment_first_input.assign(part_.segments.size(), 0);
+        if (!part_.first) return;
+        for (std::size_t k = *part_.first; k <= *part_.last; ++k) {
+            if (part_.seg_at[k] >= 0)
+                plan_.segment_first_input[static_cast<std::size_t>(part_.seg_at[k])] = plan_.segment_inputs.size();
+            if (!part_.on_npu[k]) continue;
+            for (ValueId x : data_inputs(g_, g_.nodes[k])) {
+                auto& p = plan_.placement[static_cast<std::size_t>(x)];
+                if (part_.produced_on_npu[static_cast<std::size_t>(x)] || p) continue;
+                auto form = shape_form(g_.value(x), gwhat + ": " + node_what(g_, k));
+                if (!form.ok()) {
+                    refused.push_back({k, form.error()});
+                    continue;
+                }
+                Placement q = *form;
+                q.region = 2, q.offset = static_cast<std::uint32_t>(plan_.input_bytes);
+                plan_.input_bytes += emit::round16(q.bytes());
+                p = q;
+                plan_.segment_inputs.push_back(x);
+                log_.push_back("input  " + g_.value(x).name + ": " + q.str());
             }
         }
     }
+    const std::optional<Placement>& placement(ValueId v) const { return plan_.placement[static_cast<std::size_t>(v)]; }
+    /// Value o, computed by a kernel, laid out as `form`: the output region when the host reads it, else scratch.
+    Placement place_output(ValueId o, const Placement& form) {
+        Placement p = form;
+        if (part_.read_by_host[static_cast<std::size_t>(o)]) {
+            p.region = 3, p.offset = static_cast<std::uint32_t>(plan_.output_bytes);
+            plan_.output_bytes += emit::round16(p.bytes());
+            plan_.segment_outputs.push_back(o);
+        } else {
+            p.region = 1, p.offset = plan_.scratch.allocate(p.bytes());
+        }
+        plan_.placement[static_cast<std::size_t>(o)] = p;
+        log_.push_back("value  " + g_.value(o).name + ": " + p.str());
+        return p;
+    }
+    /// A producer o whose kernel computes the activation `act` (fused) writes act's bytes: o shares act's buffer.
+    Placement place_fused(ValueId o, ValueId act, const Placement& form) {
+        const Placement p = place_output(act, form);
+        plan_.placement[static_cast<std::size_t>(o)] = p;
+        plan_.root[static_cast<std::size_t>(o)] = act;
+        return p;
+    }
+    /// Value o is a view (no code) of value x's bytes, laid out as `p`: it shares x's buffer, which then lives until
+    /// o's last NPU reader too, and to the end of the run when the host reads o.
+    void view(ValueId o, ValueId x, const Placement& p) {
+        plan_.placement[static_cast<std::size_t>(o)] = p;
+        const ValueId r = plan_.root[static_cast<std::size_t>(x)];
+        plan_.root[static_cast<std::size_t>(o)] = r;
+        plan_.buffer_last[static_cast<std::size_t>(r)] =
+            std::max(plan_.buffer_last[static_cast<std::size_t>(r)], plan_.last_read[static_cast<std::size_t>(o)]);
+        if (part_.read_by_host[static_cast<std::size_t>(o)]) {
+            plan_.keep_buffer[static_cast<std::size_t>(r)] = true;
+            plan_.segment_outputs.push_back(o);
+        }
+    }
+    /// An int8 constant operand laid out in the weights region (the caller has materialized its bytes there).
+    void place_constant(ValueId x, const Placement& p) {
+        plan_.placement[static_cast<std::size_t>(x)] = p;
+        log_.push_back("const  " + g_.value(x).name + ": " + p.str());
+    }
+    /// Free the scratch buffers whose last NPU reader is node k (after k's kernel); none under keep_intermediates.
+    void release_dead(std::size_t k) {
+        if (keep_) return;
+        for (ValueId x : g_.nodes[k].inputs) {
+            if (x == no_value) continue;
+            const auto r = static_cast<std::size_t>(plan_.root[static_cast<std::size_t>(x)]);
+            const auto& p = plan_.placement[r];
+            if (p && p->region == 1 && !plan_.keep_buffer[r] && !released_[r] &&
+                plan_.buffer_last[r] == static_cast<std::int64_t>(k)) {
+                plan_.scratch.release(p->offset);
+                released_[r] = true;
+            }
+        }
+    }
+    /// A scratch buffer for one kernel only (released by that kernel).
+    std::uint32_t scratch(std::int64_t bytes) { return plan_.scratch.allocate(bytes); }
+    void release_scratch(std::uint32_t at) { plan_.scratch.release(at); }
+    const MemoryPlan& plan() const { return plan_; }
+    MemoryPlan take() { return std::move(plan_); }
+
+private:
+    const Graph& g_;
+    const Partition& part_;
+    bool keep_;
+    std::vector<std::string>& log_;
+    MemoryPlan plan_;
+    std::vector<bool> released_;  ///< per root: its scratch buffer was freed
+};
+
+/// What a node's lowering works with during emission (pass 4): the attempt's builder, its fusion plan and its
+/// memory planner, and the lowered graph it adds its log lines to.
+struct AttemptState {
+    const Graph& g;
+    LoweredGraph& L;
+    emit::Builder& b;
+    const FusionPlan& fusion;
+    MemoryPlanner& mem;
+    numeric::Rounding rounding;  ///< LowerOptions::rounding: every plan of the attempt is made with it
 };
 
 }  // namespace lower_detail
@@ -620,7 +893,7 @@ public:
     const std::string& what() const { return what_; }
     emit::Builder& builder() { return s_.b; }
     /// The rounding every plan of this lowering is made with (LowerOptions::rounding).
-    numeric::Rounding rounding() const { return s_.opt.rounding; }
+    numeric::Rounding rounding() const { return s_.rounding; }
     const Value& output() const { return s_.g.value(node().outputs[0]); }
     /// The output's placement form (shape_form: image, matrix or stack); place_output gives it a region and offset.
     const Placement& form() const { return form_; }
@@ -629,7 +902,7 @@ public:
     /// The types of every present input, constants included, in order.
     const std::vector<ops::TensorType>& types() const { return types_; }
     /// Where data input i is.
-    Placement input(std::size_t i) const { return *s_.L.placement[static_cast<std::size_t>(ins_[i])]; }
+    Placement input(std::size_t i) const { return *s_.mem.placement(ins_[i]); }
     /// Input i of types(): a value the NPU holds, or an int8 constant laid out like an activation of its shape
     /// (NHWC image or padded matrix) in the weights region, materialized once per constant.
     Result<Placement> operand(std::size_t i) {
@@ -637,8 +910,7 @@ public:
         ValueId x = no_value;
         for (ValueId v : node().inputs)
             if (v != no_value && seen++ == i) x = v;
-        auto& p = s_.L.placement[static_cast<std::size_t>(x)];
-        if (p) return *p;
+        if (const auto& p = s_.mem.placement(x)) return *p;
         const Value& v = s_.g.value(x);
         if (v.kind != ValueKind::constant || !lower_detail::int8_value(v))
             return make_error(what_, v.name, "lower-operand", "the operand is neither on the NPU nor an int8 constant");
@@ -648,23 +920,25 @@ public:
         for (std::size_t e = 0; e < data.size(); ++e)
             bytes[static_cast<std::size_t>(q.byte_of(static_cast<std::int64_t>(e)))] = static_cast<std::uint8_t>(data[e]);
         q.region = 0, q.offset = s_.b.constant(bytes);
-        p = q;
-        s_.L.log.push_back("const  " + v.name + ": " + q.str());
+        s_.mem.place_constant(x, q);
         return q;
     }
     /// Place the output: the output region when the host reads it, else a scratch buffer.
-    Placement place_output(const Placement& form) { return s_.place_output(k_, form); }
+    Placement place_output(const Placement& form) { return s_.mem.place_output(node().outputs[0], form); }
     /// place_output, or, when an activation is fused into this node's kernel, the activation's output.
-    Placement place_result(const Placement& form) { return s_.place_result(k_, form); }
+    Placement place_result(const Placement& form) {
+        if (!fused()) return place_output(form);
+        return s_.mem.place_fused(node().outputs[0], s_.g.nodes[fused()->act].outputs[0], form);
+    }
     /// The output is a view of data input 0's bytes laid out as `p`: no code, no buffer of its own.
-    void view_of_input(const Placement& p) { s_.view(k_, ins_[0], p); }
+    void view_of_input(const Placement& p) { s_.mem.view(node().outputs[0], ins_[0], p); }
     /// A scratch buffer for this kernel only (release it before returning).
-    std::uint32_t scratch(std::int64_t bytes) { return s_.scratch.allocate(bytes); }
-    void release_scratch(std::uint32_t at) { s_.scratch.release(at); }
+    std::uint32_t scratch(std::int64_t bytes) { return s_.mem.scratch(bytes); }
+    void release_scratch(std::uint32_t at) { s_.mem.release_scratch(at); }
     /// What the kernel applies for a fused activation: a clamp of the codes (the full range when none) ...
-    emit::Clamp clamp() const { return s_.fusion[k_] ? s_.fusion[k_]->clamp : emit::Clamp{}; }
+    emit::Clamp clamp() const { return fused() ? fused()->clamp : emit::Clamp{}; }
     /// ... or a table on each output tile.
-    std::optional<expr::Table256> lut() const { return s_.fusion[k_] ? s_.fusion[k_]->lut : std::nullopt; }
+    std::optional<expr::Table256> lut() const { return fused() ? fused()->lut : std::nullopt; }
     /// One line of the lowering log: "node   node K (Op origin): how".
     void log(const std::string& how) { s_.L.log.push_back("node   " + lower_detail::node_what(s_.g, k_) + ": " + how); }
     void note(std::string line) { s_.L.log.push_back(std::move(line)); }
@@ -684,6 +958,8 @@ public:
     Status named(const Status& s) const { return s.ok() ? s : Status(s.error().within(what_, "")); }
 
 private:
+    /// The activation fused into this node's kernel (FusionPlan), if any.
+    const std::optional<Fusion>& fused() const { return s_.fusion.producer[k_]; }
     lower_detail::AttemptState& s_;
     std::size_t k_;
     std::string what_;
@@ -1134,205 +1410,19 @@ private:
     std::map<std::string_view, const OpLowering*, std::less<>> by_op_;
 };
 
-/// A node the lowering refused in one attempt, with the refusal (the emitter's or the plan's error, node named).
-struct Refusal {
-    std::size_t node = 0;
-    Error error;
-};
-
-/// One attempt at lowering `g` with the nodes marked in `host` kept on the host. Each NPU node is emitted inside a
-/// builder transaction: a node whose emission fails is rolled back, recorded in `refused`, and the attempt goes on
-/// as if it had run (its output keeps the placement it got, if any; a node reading a value that got none is skipped
-/// and tried in the next attempt), so one attempt finds every refusal that does not depend on the others. The result
-/// is the lowering only when `refused` stays empty.
-inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& opt, const Lowerings& lowerings,
-                                          const std::vector<bool>& host, std::vector<Refusal>& refused) {
-    LoweredGraph L;
-    L.placement.resize(g.values.size());
-    L.intermediates_kept = opt.keep_intermediates;
+/// Pass 4, emission: each NPU node in node order through its op's lowering (the registry: Lowerings), with a kernel
+/// barrier between kernels and a halt between segments; it fills L's segments and NPU nodes and the memory planner
+/// places the values. Each node is emitted inside a builder transaction: a node whose emission fails is rolled back
+/// and refused (`refuse`), and emission goes on as if it had run (its output keeps the placement it got, if any; a
+/// node reading a value that got none is skipped and tried in the next attempt), so one attempt finds every refusal
+/// that does not depend on the others.
+template <class Refuse>
+Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& lowerings, const Partition& part,
+                     const FusionPlan& fusion, MemoryPlanner& mem, const std::vector<bool>& refused_before,
+                     const Refuse& refuse, emit::Builder& b, LoweredGraph& L) {
     const std::string gwhat = "graph " + g.name;
-    std::vector<bool> refused_here(g.nodes.size(), false);
-    const auto refuse = [&](std::size_t k, const Error& e) {
-        if (refused_here[k]) return;
-        refused_here[k] = true;
-        refused.push_back({k, e});
-    };
-
-    // ---- partition
-    std::vector<bool> on_npu(g.nodes.size(), false);
-    std::optional<std::size_t> first, last;
-    for (std::size_t k = 0; k < g.nodes.size(); ++k)
-        if (!host[k] && !partition_host_reason(g, k)) {
-            on_npu[k] = true;
-            if (!first) first = k;
-            last = k;
-        }
-    // A host node between NPU nodes that reads nothing the NPU computed, directly or through other host nodes, runs
-    // in the prologue instead: it would split the program for nothing (a halt and a host round trip).
-    std::vector<bool> from_npu(g.values.size(), false), hoisted(g.nodes.size(), false);
-    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
-        bool reads_npu = false;
-        for (ValueId x : g.nodes[k].inputs)
-            reads_npu = reads_npu || (x != no_value && from_npu[static_cast<std::size_t>(x)]);
-        for (ValueId o : g.nodes[k].outputs) from_npu[static_cast<std::size_t>(o)] = on_npu[k] || reads_npu;
-        if (on_npu[k]) continue;
-        hoisted[k] = first && k > *first && k < *last && !reads_npu;
-        if (first && k > *last)
-            L.host_after.push_back(k);
-        else if (!first || k < *first || hoisted[k])
-            L.host_before.push_back(k);
-        if (hoisted[k])
-            L.log.push_back("host   " + node_what(g, k) + ": reads nothing the NPU computes, runs before it");
-    }
-    emit::Builder b(g.name);
-    if (!first) {
-        JANUS_TRY(L.program, b.finish());
-        L.log.push_back("no node runs on the NPU");
-        return L;
-    }
-    // Segments: each maximal run of NPU nodes, with the host nodes just before it. seg_at[k]: the segment node k
-    // starts, or -1.
-    std::vector<std::int64_t> seg_at(g.nodes.size(), -1);
-    {
-        std::vector<std::size_t> host = L.host_before;
-        bool split = true;  // a host node that stays between NPU nodes ran since the last NPU node
-        for (std::size_t k = *first; k <= *last; ++k) {
-            if (!on_npu[k]) {
-                if (!hoisted[k]) {
-                    host.push_back(k);
-                    split = true;
-                }
-                continue;
-            }
-            if (!split) continue;
-            split = false;
-            seg_at[k] = static_cast<std::int64_t>(L.segments.size());
-            L.segments.push_back({});
-            L.segments.back().host_before = std::move(host);
-            host.clear();
-        }
-    }
-
-    // ---- which values cross the boundary, and the last NPU reader of every value
-    std::vector<std::int64_t> last_read(g.values.size(), -1);
-    std::vector<bool> produced_on_npu(g.values.size(), false), read_by_host(g.values.size(), false);
-    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
-        const Node& n = g.nodes[k];
-        for (ValueId x : n.inputs) {
-            if (x == no_value) continue;
-            if (on_npu[k])
-                last_read[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
-            else
-                read_by_host[static_cast<std::size_t>(x)] = true;
-        }
-        if (on_npu[k]) produced_on_npu[static_cast<std::size_t>(n.outputs[0])] = true;
-    }
-    for (ValueId o : g.outputs) read_by_host[static_cast<std::size_t>(o)] = true;
-    // A Flatten / Reshape on the NPU may become a view (no code) of its input's bytes. When the host reads such a
-    // value, the input it views is kept in the output region too: a package then hands the host that input, in a
-    // layout it can describe, and runs the reshape on the host (graph/compile.hpp, host form).
-    for (std::size_t k = *last + 1; k-- > *first;) {
-        const Node& n = g.nodes[k];
-        if (on_npu[k] && (n.op == "Flatten" || n.op == "Reshape") && !n.inputs.empty() &&
-            read_by_host[static_cast<std::size_t>(n.outputs[0])])
-            read_by_host[static_cast<std::size_t>(n.inputs[0])] = true;
-    }
-
-    // Aliases (views that emit no code) share their source's buffer: `root` maps a value to the value owning it.
-    std::vector<ValueId> root(g.values.size());
-    for (std::size_t i = 0; i < root.size(); ++i) root[i] = static_cast<ValueId>(i);
-
-    // Input region: every data input of an NPU node not produced on the NPU, in first-use order.
-    std::int64_t in_at = 0, out_at = 0;
-    for (std::size_t k = *first; k <= *last; ++k) {
-        if (seg_at[k] >= 0) L.segments[static_cast<std::size_t>(seg_at[k])].first_input = L.segment_inputs.size();
-        if (!on_npu[k]) continue;
-        for (ValueId x : data_inputs(g, g.nodes[k])) {
-            auto& p = L.placement[static_cast<std::size_t>(x)];
-            if (produced_on_npu[static_cast<std::size_t>(x)] || p) continue;
-            auto form = shape_form(g.value(x), gwhat + ": " + node_what(g, k));
-            if (!form.ok()) {
-                refuse(k, form.error());
-                continue;
-            }
-            Placement q = *form;
-            q.region = 2, q.offset = static_cast<std::uint32_t>(in_at);
-            in_at += emit::round16(q.bytes());
-            p = q;
-            L.segment_inputs.push_back(x);
-            L.log.push_back("input  " + g.value(x).name + ": " + q.str());
-        }
-    }
-
-    // ---- activation fusion (seeds B10, B11). A unary elementwise op (Relu, Clip, Sigmoid, ...) whose one data input
-    // is the output of a Conv / MatMul / Gemm that nothing else reads (no other node, not the host, not a graph
-    // output) is computed by the producer's kernel:
-    //   - when both have the same int8 quantization and the op's own 256-entry table is exactly a clamp of the codes
-    //     to [lo, hi], by the requantization (vec.rq's lo, hi): sat8(clamp(rq + zp, lo, hi)) equals
-    //     clamp(sat8(rq + zp), lo, hi) for -128 <= lo <= hi <= 127 (Conv, MatMul, Gemm);
-    //   - otherwise by lut.apply on each output tile before it is stored (the op's table, its quantization change
-    //     included): lower_conv, lower_depthwise, lower_matmul and lower_matmul_left all take a table.
-    // The graph keeps both nodes and the quantization between them; the producer's own value is not materialized
-    // (LoweredNode::fused) and the activation emits no code. Every refusal is a `fuse` line of the log (seed B11:
-    // other readers, a view in between, a dependency boundary).
-    std::vector<std::optional<Fusion>> fusion(g.nodes.size());  // producer -> what it computes for its activation
-    std::vector<std::int64_t> fused_into(g.nodes.size(), -1);   // activation -> its producer
-    const auto unary_reader = [&](std::size_t r) { return ops::is_unary_elementwise(g.nodes[r].op); };
-    for (std::size_t k = *first; k <= *last; ++k) {
-        const Node& n = g.nodes[k];
-        const OpLowering* producer = lowerings.find(n.op);
-        if (!on_npu[k] || !producer || !producer->fuses_activation) continue;
-        const ValueId o = n.outputs[0];
-        const auto readers = g.consumers(o);
-        const std::string pwhat = node_what(g, k);
-        for (std::size_t r : readers)  // an activation behind a view: fusion does not cross it
-            if ((g.nodes[r].op == "Flatten" || g.nodes[r].op == "Reshape") &&
-                g.consumers(g.nodes[r].outputs[0]).size() == 1 && unary_reader(g.consumers(g.nodes[r].outputs[0])[0]))
-                L.log.push_back("fuse   " + node_what(g, g.consumers(g.nodes[r].outputs[0])[0]) + " after " + pwhat +
-                                ": kept as a kernel, it reads a view (" + g.nodes[r].op + ") of the product");
-        const auto act = std::find_if(readers.begin(), readers.end(), unary_reader);
-        if (act == readers.end()) continue;
-        const std::size_t j = *act;
-        const Node& an = g.nodes[j];
-        const std::string what = "fuse   " + node_what(g, j) + " after " + pwhat;
-        const auto& q = g.value(o).type.quant;
-        const auto& qa = g.value(an.outputs[0]).type.quant;
-        if (readers.size() != 1) {
-            L.log.push_back(what + ": kept as a kernel, " + g.value(o).name + " has " + std::to_string(readers.size()) +
-                            " readers (the unfused value is needed)");
-            continue;
-        }
-        if (read_by_host[static_cast<std::size_t>(o)] || g.is_output(o)) {
-            L.log.push_back(what + ": kept as a kernel, the host reads " + g.value(o).name +
-                            " (a dependency boundary)");
-            continue;
-        }
-        if (!on_npu[j] || !q || !qa || data_inputs(g, an) != std::vector<ValueId>{o}) {
-            L.log.push_back(what + ": kept, the activation does not run on the NPU on this value alone");
-            continue;
-        }
-        const auto table = unary_table(an, *q, *qa, gwhat + ": " + node_what(g, j));
-        if (!table.ok() || !*table || (*table)->in != DType::i8 || (*table)->out != DType::i8) continue;
-        const auto& v = (*table)->values;  // v[c + 128] for code c
-        Fusion f{j, {v[0], v[255]}, std::nullopt};
-        bool clamp = *qa == *q && f.clamp.lo <= f.clamp.hi && f.clamp.lo >= -128 && f.clamp.hi <= 127;
-        for (int i = 0; i < 256 && clamp; ++i)
-            clamp = v[static_cast<std::size_t>(i)] == std::clamp(i - 128, f.clamp.lo, f.clamp.hi);
-        if (clamp) {
-            L.log.push_back(what + ": fused into its requantization, codes clamped to [" + std::to_string(f.clamp.lo) +
-                            ", " + std::to_string(f.clamp.hi) + "]");
-        } else {  // every producer kernel has a LUT epilogue (lower_conv, lower_depthwise, lower_matmul[_left])
-            f.clamp = {};
-            f.lut = **table;
-            L.log.push_back(what + ": fused as a lut.apply on each output tile before the store");
-        }
-        fusion[k] = std::move(f);
-        fused_into[j] = static_cast<std::int64_t>(k);
-    }
-
-    // ---- emit node by node, each through its op's lowering (the registry: Lowerings)
-    AttemptState S{g, opt, L, b, std::move(root), last_read, last_read, std::move(read_by_host),
-                   std::vector<bool>(g.values.size(), false), std::move(fusion), Arena{}, out_at};
+    AttemptState S{g, L, b, fusion, mem, opt.rounding};
+    L.segments = part.segments;
 
     // Kernel barrier (seed C2 across kernels). Every kernel places its own events and returns them to 0, but an
     // event is a FIFO shared by all units: with two kernels in flight, a waiter of the second kernel (say on MAC)
@@ -1361,39 +1451,42 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
 
     std::size_t log_seen = 0;
     bool kernel_before = false;  // a kernel has emitted code since the last barrier (a view or a fused node has none)
-    for (std::size_t k = *first; k <= *last; ++k) {
-        if (!on_npu[k]) continue;  // a host node between segments: it runs after the previous segment's halt
-        if (const std::int64_t s = seg_at[k]; s >= 0) {
+    // a refusal of this attempt, by memory planning or here: the attempt makes no program
+    bool refused_any = std::find(refused_before.begin(), refused_before.end(), true) != refused_before.end();
+    for (std::size_t k = *part.first; k <= *part.last; ++k) {
+        if (!part.on_npu[k]) continue;  // a host node between segments: it runs after the previous segment's halt
+        if (const std::int64_t s = part.seg_at[k]; s >= 0) {
             LoweredSegment& sg = L.segments[static_cast<std::size_t>(s)];
             if (s > 0) {  // the previous segment ends: nothing is in flight at its halt, no barrier is needed
                 JANUS_TRY(sg.entry, b.end_segment());
                 L.segments[static_cast<std::size_t>(s) - 1].end_node = L.npu.size();
                 kernel_before = false;
             }
+            sg.first_input = mem.plan().segment_first_input[static_cast<std::size_t>(s)];
             sg.first_node = L.npu.size();
-            sg.first_output = L.segment_outputs.size();
+            sg.first_output = mem.plan().segment_outputs.size();
             std::string host;
             for (std::size_t h : sg.host_before) host += " " + node_what(g, h);
             L.log.push_back("segment " + std::to_string(s) + ": from pc " + std::to_string(sg.entry) +
                             (host.empty() ? std::string() : ", after the host ran" + host));
         }
-        if (fused_into[k] >= 0) {  // computed by its producer's kernel, into its own placement
+        if (fusion.fused_into[k] >= 0) {  // computed by its producer's kernel, into its own placement
             L.log.push_back("node   " + node_what(g, k) + ": fused (no code)");
             L.npu.push_back({k, b.size(), b.size()});
-            S.release_dead(k);
+            mem.release_dead(k);
             continue;
         }
         // A refused node's output (and a fused activation's) still gets a placement when it has an NPU form, so that
         // its readers are tried in this same attempt: a chain of refused nodes is found in one attempt, not one
         // attempt per node.
         const auto place_refused = [&](std::size_t r) {
-            for (std::size_t j : {r, S.fusion[r] ? S.fusion[r]->act : r}) {
+            for (std::size_t j : {r, fusion.producer[r] ? fusion.producer[r]->act : r}) {
                 const ValueId o = g.nodes[j].outputs[0];
-                if (L.placement[static_cast<std::size_t>(o)]) continue;
-                if (const auto f = shape_form(g.value(o), gwhat); f.ok()) S.place_output(j, *f);
+                if (mem.placement(o)) continue;
+                if (const auto f = shape_form(g.value(o), gwhat); f.ok()) mem.place_output(o, *f);
             }
         };
-        if (refused_here[k]) {  // a value it reads from the host has no NPU form
+        if (refused_before[k]) {  // a value it reads from the host has no NPU form (memory planning refused it)
             place_refused(k);
             continue;
         }
@@ -1402,13 +1495,16 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         std::optional<Error> unplaced;
         bool skip = false;
         for (ValueId x : data_inputs(g, g.nodes[k]))
-            if (!L.placement[static_cast<std::size_t>(x)]) {
+            if (!mem.placement(x)) {
                 const auto f = shape_form(g.value(x), gwhat + ": " + node_what(g, k));
                 if (!f.ok()) unplaced = f.error();
                 skip = true;
                 break;
             }
-        if (unplaced) refuse(k, *unplaced);
+        if (unplaced) {
+            refuse(k, *unplaced);
+            refused_any = true;
+        }
         if (skip) continue;
         // the node's emission is one transaction: a refusal takes back its code, constants and borrows
         auto node_tx = b.transaction();
@@ -1429,22 +1525,72 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         }();
         if (!node_status.ok()) {
             refuse(k, node_status.error());
+            refused_any = true;
             place_refused(k);
             continue;  // node_tx rolls the node back
         }
         node_tx.commit();
         for (; log_seen < b.log().size(); ++log_seen) L.log.push_back("  emit " + b.log()[log_seen]);
-        L.npu.push_back({k, begin, b.size(), S.fusion[k].has_value()});
+        L.npu.push_back({k, begin, b.size(), fusion.producer[k].has_value()});
         kernel_before = kernel_before || b.size() > begin;
-        S.release_dead(k);
+        mem.release_dead(k);
     }
-    if (!refused.empty()) return L;  // not a lowering: the caller moves the refused nodes to the host and retries
+    if (refused_any) return ok_status();  // not a program: the caller moves the refused nodes to the host
     barrier_event.release();
     barrier_lmem.release();
     L.segments.back().end_node = L.npu.size();
+    return ok_status();
+}
+
+/// One attempt at lowering `g` with the nodes marked in `host` kept on the host: the four passes. The result is the
+/// lowering only when `refused` stays empty.
+inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& opt, const Lowerings& lowerings,
+                                          const std::vector<bool>& host, std::vector<Refusal>& refused) {
+    LoweredGraph L;
+    L.intermediates_kept = opt.keep_intermediates;
+    std::vector<bool> refused_here(g.nodes.size(), false);
+    const auto refuse = [&](std::size_t k, const Error& e) {
+        if (refused_here[k]) return;
+        refused_here[k] = true;
+        refused.push_back({k, e});
+    };
+
+    L.partition = partition_pass(g, host);
+    const Partition& part = L.partition;
+    L.log = part.log;
+    L.host_before = part.host_before;
+    L.host_after = part.host_after;
+    L.fusion = fusion_pass(g, part, [&](std::string_view op) {
+        const OpLowering* e = lowerings.find(op);
+        return e && e->fuses_activation;
+    });
+    L.log.insert(L.log.end(), L.fusion.log.begin(), L.fusion.log.end());
+
+    MemoryPlanner mem(g, part, opt.keep_intermediates, L.log);
+    std::vector<Refusal> input_refusals;
+    mem.place_inputs("graph " + g.name, input_refusals);
+    for (const Refusal& r : input_refusals) refuse(r.node, r.error);
+
+    emit::Builder b(g.name);
+    if (!part.first) {  // every pass's result is there, empty: the dumps print them too
+        L.memory = mem.take();
+        L.placement = L.memory.placement;
+        JANUS_TRY(L.program, b.finish());
+        L.log.push_back("no node runs on the NPU");
+        return L;
+    }
+
+    const std::vector<bool> refused_before = refused_here;
+    JANUS_CHECK(emission_pass(g, opt, lowerings, part, L.fusion, mem, refused_before, refuse, b, L));
+    L.memory = mem.take();
+    if (!refused.empty()) return L;  // not a lowering: the caller moves the refused nodes to the host and retries
+    L.placement = L.memory.placement;
+    L.segment_inputs = L.memory.segment_inputs;
+    L.segment_outputs = L.memory.segment_outputs;
     JANUS_TRY(L.program, b.finish());
-    L.input_bytes = in_at, L.output_bytes = S.out_at, L.scratch_peak = S.scratch.peak();
-    L.log.push_back("memory: input " + std::to_string(in_at) + " B, output " + std::to_string(S.out_at) +
+    L.input_bytes = L.memory.input_bytes, L.output_bytes = L.memory.output_bytes;
+    L.scratch_peak = L.memory.scratch.peak();
+    L.log.push_back("memory: input " + std::to_string(L.input_bytes) + " B, output " + std::to_string(L.output_bytes) +
                     " B, scratch peak " + std::to_string(L.scratch_peak) + " B, constants " +
                     std::to_string(L.program.weights.size()) + " B");
     return L;
@@ -1530,6 +1676,92 @@ inline std::string layout_text(const Graph& g, const LoweredGraph& L) {
     if (!host.empty()) s += "; on the host:" + host + "\n";
     if (L.segments.size() > 1) s += "; NPU segments: " + std::to_string(L.segments.size()) + "\n";
     return s;
+}
+
+/// The lowering passes `--dump-ir=after:PASS` names, in pipeline order; "lower" is emission (layout_text).
+inline constexpr std::string_view lowering_passes[] = {"partition", "fusion", "memory", "lower"};
+
+/// After partition: the NPU nodes of each segment, every host node with where it runs and its rule, and the values
+/// crossing from the NPU to the host. `;` lines, as layout_text.
+inline std::string partition_text(const Graph& g, const LoweredGraph& L) {
+    const Partition& P = L.partition;
+    std::size_t npu = 0;
+    for (bool b : P.on_npu) npu += b ? 1 : 0;
+    std::string s = "; partition: " + std::to_string(npu) + " of " + std::to_string(g.nodes.size()) +
+                    " nodes on the NPU, " + std::to_string(P.segments.size()) + " segment" +
+                    (P.segments.size() == 1 ? "" : "s") + "\n";
+    std::vector<std::vector<std::size_t>> nodes(P.segments.size());
+    for (std::size_t k = 0, at = 0; k < g.nodes.size(); ++k)
+        if (P.on_npu[k]) {
+            if (P.seg_at[k] >= 0) at = static_cast<std::size_t>(P.seg_at[k]);
+            nodes[at].push_back(k);
+        }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        s += ";   segment " + std::to_string(i) + ": node" + (nodes[i].size() == 1 ? "" : "s");
+        for (std::size_t k : nodes[i]) s += " " + std::to_string(k);
+        s += "\n";
+    }
+    for (const HostPlacement& h : L.host_placements) {
+        const std::size_t k = h.node;
+        const bool before = std::find(P.host_before.begin(), P.host_before.end(), k) != P.host_before.end();
+        const bool after = std::find(P.host_after.begin(), P.host_after.end(), k) != P.host_after.end();
+        s += ";   host " + lower_detail::node_what(g, k) + ": " +
+             (P.hoisted[k] ? "the prologue (hoisted: it reads nothing the NPU computes)"
+              : before     ? "the prologue"
+              : after      ? "the epilogue"
+                           : "between segments") +
+             " [" + h.rule + "]\n";
+    }
+    std::string crossing;
+    for (std::size_t i = 0; i < g.values.size(); ++i)
+        if (P.read_by_host[i] && P.produced_on_npu[i]) crossing += " %" + g.values[i].name;
+    if (!crossing.empty()) s += ";   the host reads:" + crossing + "\n";
+    return s;
+}
+
+/// After fusion: how many activations their producers' kernels compute, then the pass's `fuse` decisions.
+inline std::string fusion_text(const Graph&, const LoweredGraph& L) {
+    std::size_t fused = 0;
+    for (const auto& f : L.fusion.producer) fused += f ? 1 : 0;
+    std::string s = "; fusion: " + std::to_string(fused) + " activation" + (fused == 1 ? "" : "s") +
+                    " computed by the producer's kernel\n";
+    for (const std::string& line : L.fusion.log) s += ";   " + line + "\n";
+    return s;
+}
+
+/// After memory planning: the region totals, then every value the NPU holds with its bytes and its buffer's life:
+/// shared with the value owning it (a view, a fused producer), kept to the end (the output region, the host reads a
+/// view of it, keep_intermediates) or freed after its last NPU reader.
+inline std::string memory_text(const Graph& g, const LoweredGraph& L) {
+    const MemoryPlan& M = L.memory;
+    std::string s = "; memory: input " + std::to_string(M.input_bytes) + " B, output " +
+                    std::to_string(M.output_bytes) + " B, scratch peak " + std::to_string(M.scratch.peak()) +
+                    " B (first-fit), constants " + std::to_string(L.program.weights.size()) + " B\n";
+    for (std::size_t i = 0; i < g.values.size(); ++i) {
+        if (!M.placement[i]) continue;
+        const Placement& p = *M.placement[i];
+        s += ";   %" + g.values[i].name + ": " + p.where();
+        const auto r = static_cast<std::size_t>(M.root[i]);
+        if (r != i) {
+            s += ", shares %" + g.values[r].name + "'s buffer\n";
+            continue;
+        }
+        if (p.region == 1 && !L.intermediates_kept && !M.keep_buffer[i] && M.buffer_last[i] >= 0)
+            s += ", freed after " + lower_detail::node_what(g, static_cast<std::size_t>(M.buffer_last[i]));
+        else if (p.region == 1 || p.region == 3)
+            s += ", kept to the end";
+        s += "\n";
+    }
+    return s;
+}
+
+/// The `;` lines describing lowering pass `pass` (lowering_passes) of L, or nothing for another name.
+inline std::optional<std::string> lowering_dump(const Graph& g, const LoweredGraph& L, std::string_view pass) {
+    if (pass == "partition") return partition_text(g, L);
+    if (pass == "fusion") return fusion_text(g, L);
+    if (pass == "memory") return memory_text(g, L);
+    if (pass == "lower") return layout_text(g, L);
+    return std::nullopt;
 }
 
 }  // namespace janus::graph
