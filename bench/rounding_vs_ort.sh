@@ -90,10 +90,13 @@ for ((s = 1; s <= images; s++)); do
   echo "image ${s}/${images} done" >&2
 done
 
+# the source tree janusc was built from (the build directory may belong to another checkout than this script's)
+src="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "${build}/CMakeCache.txt" 2>/dev/null)"
+tree="$(git -C "${src:-${root}}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "## janusc rounding vs ONNX Runtime $(node "${ort}/ort_run.js" version)"
 echo
 echo "Model \`$(basename "${model}")\` (sha256 $(sha256sum "${model}" | cut -c1-16)), ${images} images" \
-     "(numpy default_rng(1..${images}) uniform [-1, 1)), janusc of tree $(git -C "${root}" rev-parse --short HEAD)." \
+     "(numpy default_rng(1..${images}) uniform [-1, 1)), janusc built from tree ${tree}." \
      "--engine npu (${modes[0]}) == --engine ref on every image (bytes)."
 echo
 "${py}" "${root}/bench/rounding_stats.py" "${model}" "${out}" "${images}" "${modes[@]}"

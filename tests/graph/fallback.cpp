@@ -18,6 +18,7 @@
 #include <janus/graph/run_npu.hpp>
 #include <janus/package/package.hpp>
 
+#include "fixtures.hpp"
 #include "kernels.hpp"
 #include "support/compiled_sim.hpp"
 
@@ -217,22 +218,14 @@ TEST_CASE("the placement text and the package's placement record say the same") 
 
 TEST_CASE("placement goldens: every fixture's placement is committed and may only improve") {
     // Rewritten with JANUS_UPDATE_GOLDEN=1; a diff that moves a node from the NPU to the host is a regression.
-    for (const std::string stem :
-         {"integer_ops", "mobilenet_v2_tiny", "qdq_conv_bn", "qdq_conv_relu", "qdq_conv_relu_shared",
-          "qdq_float_middle", "qdq_float_tail", "qdq_softmax_head", "qdq_uint8_add_sigmoid", "qdq_unet_tiny",
-          "qop_conv_matmul"}) {
+    for (const std::string& stem : janus_test::fixture_stems()) {
         CAPTURE(stem);
         const std::string path = "onnx/fixtures/" + stem + ".onnx";
-        const auto m = onnx::read_model_file(path);
-        REQUIRE(m.ok());
-        auto g = graph::import_onnx(*m, path);
-        REQUIRE(g.ok());
-        graph::PassLog log;
-        REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
-        const graph::LoweredGraph l = lowered(*g);
-        const std::string text = graph::placement_text(*g, l);
+        const graph::Graph g = janus_test::optimized_fixture(stem);
+        const graph::LoweredGraph l = lowered(g);
+        const std::string text = graph::placement_text(g, l);
         // --strict passes wherever the NPU took every quantized node; qdq_softmax_head's int8 Softmax is refused
-        CHECK(graph::strict_placement(*g, l, path).ok() == (stem != "qdq_softmax_head"));
+        CHECK(graph::strict_placement(g, l, path).ok() == (stem != "qdq_softmax_head"));
         const fs::path golden = fs::path("graph/placement") / (stem + ".txt");
         if (const char* u = std::getenv("JANUS_UPDATE_GOLDEN"); u && std::string(u) == "1") {
             fs::create_directories(golden.parent_path());

@@ -16,6 +16,7 @@
 #include <janus/graph/passes.hpp>
 #include <janus/graph/run_npu.hpp>
 
+#include "fixtures.hpp"
 #include "kernels.hpp"
 #include "support/compiled_sim.hpp"
 
@@ -33,15 +34,7 @@ std::string pipeline_ops(graph::Graph& g) {
     return ops;
 }
 
-graph::Graph fixture(const std::string& stem) {
-    const std::string path = "onnx/fixtures/" + stem + ".onnx";
-    const auto m = onnx::read_model_file(path);
-    REQUIRE_MESSAGE(m.ok(), (m.ok() ? std::string() : m.error().message()));
-    auto g = graph::import_onnx(*m, path);
-    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
-    pipeline_ops(*g);
-    return std::move(*g);
-}
+graph::Graph fixture(const std::string& stem) { return janus_test::optimized_fixture(stem); }
 
 std::vector<std::byte> bytes_of(const Tensor& t) { return *t.clone().storage; }
 

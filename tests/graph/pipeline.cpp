@@ -18,6 +18,7 @@
 #include <janus/graph/parse.hpp>
 #include <janus/graph/passes.hpp>
 
+#include "fixtures.hpp"
 #include "kernels.hpp"
 #include "support/text_file.hpp"
 
@@ -283,24 +284,15 @@ TEST_CASE("lower_graph keeps the passes' results; each dump is `;` lines after t
 TEST_CASE("pipeline goldens: every fixture's partition, fusion, memory plan and layout") {
     // A change in any pass's decisions on a fixture shows here as a diff of its dump (the programs' bytes are
     // checked elsewhere: tests/graph/lower.cpp, tests/janusc/cli_test.sh).
-    for (const std::string stem :
-         {"integer_ops", "mobilenet_v2_tiny", "qdq_conv_bn", "qdq_conv_relu", "qdq_conv_relu_shared",
-          "qdq_float_middle", "qdq_float_tail", "qdq_softmax_head", "qdq_uint8_add_sigmoid", "qdq_unet_tiny",
-          "qop_conv_matmul"}) {
+    for (const std::string& stem : janus_test::fixture_stems()) {
         CAPTURE(stem);
-        const std::string path = "onnx/fixtures/" + stem + ".onnx";
-        const auto m = onnx::read_model_file(path);
-        REQUIRE(m.ok());
-        auto g = graph::import_onnx(*m, path);
-        REQUIRE(g.ok());
-        graph::PassLog log;
-        REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, {janus_tools::kernel_by_name}).ok());
-        const graph::LoweredGraph l = lowered(*g);
+        const graph::Graph g = janus_test::optimized_fixture(stem);
+        const graph::LoweredGraph l = lowered(g);
         std::string text;
         for (const std::string_view pass : graph::lowering_passes)
-            text += "; after " + std::string(pass) + "\n" + *graph::lowering_dump(*g, l, pass);
+            text += "; after " + std::string(pass) + "\n" + *graph::lowering_dump(g, l, pass);
         // rule: the IR followed by the dumps still parses as IR (with its constants' data: the parser needs it)
-        const auto again = graph::parse(graph::print(*g) + text, stem + ".ir");
+        const auto again = graph::parse(graph::print(g) + text, stem + ".ir");
         CHECK_MESSAGE(again.ok(), (again.ok() ? std::string() : again.error().message()));
         const std::filesystem::path golden = std::filesystem::path("graph/pipeline") / (stem + ".txt");
         if (janus_test::update_golden_requested()) {

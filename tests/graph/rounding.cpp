@@ -17,6 +17,7 @@
 #include <janus/numeric/rounding.hpp>
 #include <janus/package/package.hpp>
 
+#include "fixtures.hpp"
 #include "kernels.hpp"
 #include "support/compiled_sim.hpp"
 
@@ -29,16 +30,9 @@ constexpr Rounding modes[] = {Rounding::round_double, Rounding::round_single, Ro
 
 /// A fixture imported and optimized with the passes running their kernels in `mode`.
 graph::Graph fixture(const std::string& stem, Rounding mode) {
-    const std::string path = "onnx/fixtures/" + stem + ".onnx";
-    const auto m = onnx::read_model_file(path);
-    REQUIRE(m.ok());
-    auto g = graph::import_onnx(*m, path);
-    REQUIRE(g.ok());
-    graph::PassLog log;
     graph::PassContext ctx{janus_tools::kernel_by_name};
     ctx.rounding = mode;
-    REQUIRE(graph::run_passes(*g, graph::default_pipeline, log, ctx).ok());
-    return std::move(*g);
+    return janus_test::optimized_fixture(stem, ctx);
 }
 
 graph::LoweredGraph lowered(const graph::Graph& g, Rounding mode, bool keep = false) {
@@ -62,10 +56,7 @@ std::vector<std::vector<std::byte>> reference(const graph::Graph& g, std::span<c
 
 TEST_CASE("rounding: under each mode both engines agree on every value of every fixture, and the modes differ") {
     std::set<std::string> differing;  // fixtures whose outputs depend on the mode
-    for (const std::string stem :
-         {"integer_ops", "mobilenet_v2_tiny", "qdq_conv_bn", "qdq_conv_relu", "qdq_conv_relu_shared",
-          "qdq_float_middle", "qdq_float_tail", "qdq_softmax_head", "qdq_uint8_add_sigmoid", "qdq_unet_tiny",
-          "qop_conv_matmul"}) {
+    for (const std::string& stem : janus_test::fixture_stems()) {
         CAPTURE(stem);
         std::vector<std::vector<std::vector<std::byte>>> per_mode;
         for (const Rounding mode : modes) {
