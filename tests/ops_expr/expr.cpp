@@ -404,6 +404,40 @@ TEST_CASE("rq with every rounding mode, per-tensor and per-channel, evaluates id
     check_bit_identical(ex::rq<num::round_half_even>(x, pcs), per_channel, 183);
 }
 
+TEST_CASE("rq and rq_indexed by_plan: each mode value computes, proves and prints what the typed mode does") {
+    // The plan's rounding (expr::by_plan) dispatches to the typed primitives: a by_plan node must equal the typed
+    // node of its mode on every input, on both paths, with the same range and the same text.
+    Gen g(190);
+    const auto x = ex::in<0, std::int32_t>();
+    const auto k = ex::clamp(ex::in<1, std::int32_t>(), 1, 3);
+    std::vector<num::QuantizedMultiplier> table = {g.multiplier(), g.multiplier(), {i32_max, 30}};
+    const std::span<const num::QuantizedMultiplier> ts(table);
+    const auto m = num::QuantizedMultiplier{i32_max, 30};  // left shift: round_double's range differs
+    const auto same = [&](const auto& dynamic, const auto& typed, std::uint32_t seed) {
+        check_bit_identical(dynamic, I1, seed);
+        CHECK(ex::to_string(dynamic) == ex::to_string(typed));
+        ex::InputRanges r;
+        r.r[0] = num::Interval{-100000, 100000};
+        r.r[1] = num::Interval{1, 3};
+        r.set[0] = r.set[1] = true;
+        CHECK(dynamic.range(r) == typed.range(r));
+        Gen v(seed);
+        for (int i = 0; i < 10000; ++i) {
+            ex::ScalarArgs a;
+            a.i[0] = v.i32();
+            a.i[1] = 1 + i % 3;
+            REQUIRE(dynamic.eval(a) == typed.eval(a));
+        }
+    };
+    same(ex::rq(x, m, num::Rounding::round_double), ex::rq<num::round_double>(x, m), 191);
+    same(ex::rq(x, m, num::Rounding::round_single), ex::rq<num::round_single>(x, m), 192);
+    same(ex::rq(x, m, num::Rounding::round_half_even), ex::rq<num::round_half_even>(x, m), 193);
+    same(ex::rq_indexed(x, k, ts, 1, num::Rounding::round_double), ex::rq_indexed<num::round_double>(x, k, ts, 1), 194);
+    same(ex::rq_indexed(x, k, ts, 1, num::Rounding::round_single), ex::rq_indexed<num::round_single>(x, k, ts, 1), 195);
+    same(ex::rq_indexed(x, k, ts, 1, num::Rounding::round_half_even),
+         ex::rq_indexed<num::round_half_even>(x, k, ts, 1), 196);
+}
+
 TEST_CASE("clamp (integer extremes, float specials, lo > hi) evaluates identically on both paths") {
     const auto xi = ex::in<0, std::int32_t>();
     const auto xf = ex::in<0, float>();
