@@ -1,5 +1,9 @@
 // Custom op: define ONNX Softsign, y = x / (1 + |x|), in one short definition and get both host kernels from it,
-// then run it on the NPU through the compiler's own lowering registry entry (graph::LowerOptions::lowerings).
+// then build a small compiler of its own around it: its type inference (graph::InferFn), its host kernel
+// (graph::KernelFn) and its NPU lowering (graph::LowerOptions::lowerings) hand every other op to Janus's. It compiles
+// Softsign from a graph built in code, from the IR text (which the registry's inference refuses, naming the op) and
+// from an ONNX model (softsign_qdq.onnx, written by make_model.py), the last two through the default passes, and
+// runs each on both engines: every value bit-identical.
 //
 // `unary_elementwise` (ops/unary.hpp) turns the op's float element expression `math` into
 //   - the float32 kernel:   map(math(x)), vectorized with xsimd, scalar path bit-identical;
@@ -8,7 +12,8 @@
 //     quantization (never the input's).
 // The program runs both kernels, checks them against a plain reference written here (float: within 3e-7 relative of
 // a double computation; quantized: exactly the same float steps written out by hand), prints a few values and exits
-// with 1 on any mismatch. Why this is a unary op and what a binary custom op (SquaredDifference) would need: README.md.
+// with 1 on any mismatch or failure. Why this is a unary op and what a binary custom op (SquaredDifference) would
+// need: README.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,7 +23,11 @@
 
 #include <janus/emit/elementwise.hpp>
 #include <janus/graph/compile.hpp>
+#include <janus/graph/import_onnx.hpp>
+#include <janus/graph/parse.hpp>
+#include <janus/graph/passes.hpp>
 #include <janus/graph/run_npu.hpp>
+#include <janus/onnx/model.hpp>
 #include <janus/ops/unary.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
@@ -42,7 +51,14 @@ struct Softsign : ops::unary_elementwise<Softsign> {
 static_assert(ops::Op<Softsign>, "Softsign satisfies the op concept: name, arity, attributes, infer, run");
 
 // ---- A small compiler of our own that knows Softsign, on both engines ----
-// Host: a kernel function that runs Softsign and hands every other op to the registry's kernels.
+// Types: an inference function (graph::InferFn) that types Softsign and hands every other op to the registry's. The
+// IR parser, graph::verify, the passes (PassContext::infer) and the ONNX importer take it.
+Result<ops::TensorType> infer(std::string_view op, std::span<const ops::TensorType> in, const ops::AttrMap& attrs) {
+    if (op == Softsign::name.view()) return ops::infer_with<Softsign>(in, attrs);
+    return ops::infer_by_name(op, in, attrs);
+}
+
+// Host: a kernel function (graph::KernelFn) that runs Softsign and hands every other op to the registry's kernels.
 Result<Tensor> kernel(std::string_view op, std::span<const Tensor> in, const ops::AttrMap& attrs,
                       std::optional<ops::TensorType> out, const ops::OpContext& ctx) {
     if (op == Softsign::name.view()) return ops::call_with<Softsign>(in, attrs, std::move(out), ctx);
@@ -69,9 +85,63 @@ vnpu::sim::Report simulate(std::span<const vnpu::Instr> program, vnpu::sim::Mach
     return vnpu::sim::run(program, machine, std::move(options));
 }
 
-/// Relu -> Softsign -> Sigmoid on an int8 image, run on the host reference kernels and on the NPU (lowered and
-/// simulated): every value must be bit-identical, with Softsign placed on the NPU. Returns the number of failures.
-int npu_check() {
+/// Run Janus's default pass pipeline with the compiler's kernel (fold-constants evaluates nodes with it) and its
+/// inference (the graph is verified after each pass); print the log.
+Status optimize(graph::Graph& g) {
+    graph::PassLog log;
+    JANUS_CHECK(graph::run_passes(g, graph::default_pipeline, log, {.kernel = &kernel, .infer = &infer}));
+    for (const auto& line : log) std::printf("  %s\n", line.c_str());
+    return ok_status();
+}
+
+/// Lower `g`, run it on the host reference kernels and on the NPU (simulated): every value must be bit-identical,
+/// with every quantized node, Softsign included, on the NPU. Returns the number of failures.
+int npu_check(const graph::Graph& g) {
+    const auto l = graph::lower_graph(g, graph::LowerOptions{true, true, lowerings});
+    if (!l.ok()) {
+        std::printf("lowering failed: %s\n", l.error().message().c_str());
+        return 1;
+    }
+    std::printf("%s", graph::placement_text(g, *l).c_str());
+    int failures = 0;
+    for (const auto& h : l->host_placements) failures += h.quantized ? 1 : 0;  // refused on the NPU
+    const auto in = graph::seeded_inputs(g, 7);
+    const auto v = graph::verify_engines(g, *l, in, &kernel, &simulate);
+    if (!v.ok()) {
+        std::printf("the NPU run failed: %s\n", v.error().message().c_str());
+        return failures + 1;
+    }
+    for (const auto& d : v->values) {
+        std::printf("  %-16s %s: %s\n", g.nodes[d.node].op.c_str(), g.value(d.value).name.c_str(),
+                    d.differing == 0 ? "bit-identical on the NPU and the host" : "DIFFERS");
+        failures += d.differing == 0 ? 0 : 1;
+    }
+    std::printf("npu: %zu instructions, %llu cycles, %s\n", l->program.code.size(),
+                static_cast<unsigned long long>(v->report.cycles),
+                v->report.races.empty() && !v->report.fault ? "no fault, no race" : "FAULT OR RACE");
+    return failures + (v->report.races.empty() && !v->report.fault ? 0 : 1);
+}
+
+/// A graph of ours (parsed or imported with our inference) through the passes, then npu_check. Returns the number of
+/// failures.
+int optimize_and_check(Result<graph::Graph> g) {
+    const Status s = g.ok() ? optimize(*g) : Status(g.error());
+    if (!s.ok()) {
+        std::printf("failed: %s\n", s.error().message().c_str());
+        return 1;
+    }
+    return npu_check(*g);
+}
+
+/// What the registry's inference makes of the same input: a refusal with `rule`, naming Softsign. Returns the number of
+/// failures.
+int refused(const Result<graph::Graph>& g, std::string_view rule) {
+    std::printf("with the registry's inference: %s\n", g.ok() ? "ACCEPTED" : g.error().message().c_str());
+    return g.ok() || g.error().rule != rule || g.error().message().find("Softsign") == std::string::npos ? 1 : 0;
+}
+
+/// Relu -> Softsign -> Sigmoid on an int8 image, built in code.
+graph::Graph graph_in_code() {
     graph::Graph g;
     g.name = "softsign_chain";
     const auto q = [](float s, std::int32_t zp) { return numeric::make_quant(DType::i8, s, zp).value(); };
@@ -85,30 +155,23 @@ int npu_check() {
     g.nodes.push_back({"Softsign", {}, {r}, {s}, "softsign", graph::Target::any});
     g.nodes.push_back({"Sigmoid", {}, {s}, {y}, "sigmoid", graph::Target::any});
     g.outputs = {y};
-
-    const auto l = graph::lower_graph(g, graph::LowerOptions{true, true, lowerings});
-    if (!l.ok()) {
-        std::printf("lowering failed: %s\n", l.error().message().c_str());
-        return 1;
-    }
-    std::printf("%s", graph::placement_text(g, *l).c_str());
-    int failures = l->host_placements.empty() ? 0 : 1;  // all three nodes on the NPU, Softsign included
-    const auto in = graph::seeded_inputs(g, 7);
-    const auto v = graph::verify_engines(g, *l, in, &kernel, &simulate);
-    if (!v.ok()) {
-        std::printf("the NPU run failed: %s\n", v.error().message().c_str());
-        return failures + 1;
-    }
-    for (const auto& d : v->values) {
-        std::printf("  %-8s %s: %s\n", g.nodes[d.node].op.c_str(), g.value(d.value).name.c_str(),
-                    d.differing == 0 ? "bit-identical on the NPU and the host" : "DIFFERS");
-        failures += d.differing == 0 ? 0 : 1;
-    }
-    std::printf("npu: %zu instructions, %llu cycles, %s\n", l->program.code.size(),
-                static_cast<unsigned long long>(v->report.cycles),
-                v->report.races.empty() && !v->report.fault ? "no fault, no race" : "FAULT OR RACE");
-    return failures + (v->report.races.empty() && !v->report.fault ? 0 : 1);
+    return g;
 }
+
+/// The same chain in the IR text form, with work for the passes: a Softsign of a constant (fold-constants evaluates
+/// it with our kernel) added to the chain, and a Reshape to the same shape (remove-identity drops it).
+constexpr const char* chain_text = R"(graph softsign_text {
+  input %x: int8[1,16,4,4] q(int8 s=0.05 zp=-3)
+  const %c: int8[1,16,1,1] q(int8 s=0.05 zp=0) = 0xf0f4f8fc00040810141820242c303840
+  %r: int8[1,16,4,4] q(int8 s=0.05 zp=-3) = Relu(%x)
+  %s: int8[1,16,4,4] q(int8 s=0.0078740157 zp=0) = Softsign(%r)
+  %b: int8[1,16,1,1] q(int8 s=0.0078740157 zp=0) = Softsign(%c)
+  %t: int8[1,16,4,4] q(int8 s=0.015625 zp=0) = Add(%s, %b)
+  %u: int8[1,16,4,4] q(int8 s=0.015625 zp=0) = Reshape(%t) {shape=[1,16,4,4]}
+  %y: int8[1,16,4,4] q(int8 s=0.00390625 zp=-128) = Sigmoid(%u)
+  output %y
+}
+)";
 
 }  // namespace example
 
@@ -184,7 +247,23 @@ int main() {
     check_quantized(DType::u8, 0.05f, 100, 2.0f / 255.0f, 128);
 
     // ---- the same op through a compiler's own lowering registry entry: on the NPU, bit-identical to the host ----
-    failures += example::npu_check();
+    std::printf("\n-- a graph built in code --\n");
+    failures += example::npu_check(example::graph_in_code());
+
+    // ---- in the IR text: refused by the registry's inference, parsed with ours, through the passes ----
+    std::printf("\n-- the IR text, parsed --\n");
+    failures += example::refused(graph::parse(example::chain_text, "softsign.ir"), "known-op");
+    failures += example::optimize_and_check(graph::parse(example::chain_text, "softsign.ir", &example::infer));
+
+    // ---- an ONNX model (make_model.py): the same, imported ----
+    std::printf("\n-- softsign_qdq.onnx, imported --\n");
+    const auto model = onnx::read_model_file("softsign_qdq.onnx");
+    if (!model.ok()) {
+        std::printf("%s\n", model.error().message().c_str());
+        return 1;
+    }
+    failures += example::refused(graph::import_onnx(*model, "softsign_qdq.onnx"), "onnx-op");
+    failures += example::optimize_and_check(graph::import_onnx(*model, "softsign_qdq.onnx", &example::infer));
 
     if (failures == 0) std::printf("all checks passed\n");
     else std::printf("%d mismatches\n", failures);

@@ -29,8 +29,11 @@
 //      "Nodes imported as their ONNX function body"): LayerNormalization with its Mean / InvStdDev outputs,
 //      BatchNormalization with training_mode 1, and Min / Max with other than two inputs. A MaxPool with its Indices
 //      output becomes MaxPool and MaxPoolIndices (ops/pool.hpp).
+// Types are inferred by `infer` (graph/ir.hpp InferFn, ops::infer_by_name by default): an ai.onnx op type that is
+// no registry op but that a compiler's own `infer` knows (answers other than known-op) is imported as an op of that
+// name, as a registry op is by step 1 and 2 (its schema version is the compiler's business).
 // Rules: onnx-opset (an opset above 17, or a node whose op's schema at the model's opset Janus does not implement:
-// check_schema), onnx-domain, onnx-op (not in the registry),
+// check_schema), onnx-domain, onnx-op (neither in the registry nor known to `infer`),
 // onnx-undefined (a name read before it is defined), onnx-constant-input, onnx-quant (parameters that are not
 // constants or a tensor read under two quantizations), onnx-graph-io, plus every error of the op's own `infer`.
 // A valid model that Janus does not implement is refused with an *unsupported* error, "MODEL:node 'n' (Op):
@@ -197,7 +200,7 @@ inline Result<ops::TensorType> graph_input_type(const onnx::ValueInfo& v, std::s
 
 class Importer {
 public:
-    Importer(const onnx::Model& m, std::string_view input) : m_(m), input_(input) {}
+    Importer(const onnx::Model& m, std::string_view input, InferFn infer) : m_(m), input_(input), infer_(infer) {}
 
     Result<Graph> run() {
         g_.name = m_.graph.name;
@@ -226,7 +229,7 @@ public:
             JANUS_CHECK(node(n));
         }
         for (const auto& v : m_.graph.outputs) JANUS_CHECK(graph_output(v));
-        JANUS_CHECK(verify(g_));
+        JANUS_CHECK(verify(g_, {}, {}, infer_));
         return std::move(g_);
     }
 
@@ -427,7 +430,7 @@ private:
                                   const std::string& out_name, Target t) {
         std::vector<ops::TensorType> types;
         for (ValueId v : in) types.push_back(g_.value(v).type);
-        auto ty = ops::infer_by_name(op, types, attrs);
+        auto ty = infer_(op, types, attrs);
         if (!ty.ok()) return ty.error().within(std::string(input_), "node '" + n.name + "' (" + n.op_type + ")");
         ops::TensorType out = *ty;
         if (!q || !is_quantized_storage(out.dtype))
@@ -526,6 +529,14 @@ private:
         return import_detail::check_schema(n.op_type, m_.opset(""), std::string(input_), where(n));
     }
 
+    /// An op of the compiler's own: no registry op, no op of Janus's IR, and `infer_` knows it (graph/ir.hpp InferFn:
+    /// an op it does not know is a known-op error, whatever the inputs).
+    bool compiler_op(std::string_view op) const {
+        if (is_internal_op(op) || known_op(op)) return false;
+        const auto r = infer_(op, {}, {});
+        return r.ok() || r.error().rule != "known-op";
+    }
+
     Status node(const onnx::Node& n) {
         const std::string& op = n.op_type;
         JANUS_CHECK(check_schema(n));
@@ -539,7 +550,7 @@ private:
         if (op == "QuantizeLinear") return quantize(n);
         if (op == "QLinearConv" || op == "QLinearMatMul") return qlinear(n);
         if (op == "ConvInteger" || op == "MatMulInteger") return integer(n);
-        if (!known_op(op))
+        if (!known_op(op) && !compiler_op(op))
             return unsupported(n, "onnx-op", "",
                                is_internal_op(op) ? "an op of Janus's own IR, not an ONNX op type"
                                                   : "Janus has no such operator (docs/SUPPORTED_OPS.md lists its ops)");
@@ -1026,7 +1037,7 @@ private:
         if (!quant && all_quantized) {
             std::vector<ops::TensorType> types;
             for (const auto& t : tensors) types.push_back(g_.value(reps_[t].v).type);
-            auto ty = ops::infer_by_name(op, types, attrs);
+            auto ty = infer_(op, types, attrs);
             if (ty.ok() && ty->quant) {
                 std::vector<ValueId> in;
                 for (const auto& t : tensors) in.push_back(reps_[t].v);
@@ -1122,6 +1133,7 @@ private:
 
     const onnx::Model& m_;
     std::string_view input_;
+    InferFn infer_;
     Graph g_;
     std::deque<onnx::Tensor> owned_;  // Constant nodes' and expansions' tensors (consts_ points into it: a deque keeps
                                       // its elements in place as it grows)
@@ -1155,9 +1167,10 @@ inline bool weight_operand(std::string_view op, std::size_t index) {
     return (op == "QLinearConv" || op == "QLinearMatMul") && index == 3;
 }
 
-/// Import a decoded ONNX model (see the header comment). `input` names the model in errors.
-inline Result<Graph> import_onnx(const onnx::Model& m, std::string_view input) {
-    return import_detail::Importer(m, input).run();
+/// Import a decoded ONNX model (see the header comment), typing its nodes with `infer`. `input` names the model in
+/// errors.
+inline Result<Graph> import_onnx(const onnx::Model& m, std::string_view input, InferFn infer = &ops::infer_by_name) {
+    return import_detail::Importer(m, input, infer).run();
 }
 
 }  // namespace janus::graph

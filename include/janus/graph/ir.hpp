@@ -11,8 +11,11 @@
 //     from: the debug map of the package and `janusc verify` report it.
 //   - Nodes are kept in a topological order; `verify()` checks it, the single-producer rule, that every name is
 //     unique, and that every node's output type is what the op's `infer` computes from its inputs (so a rewrite
-//     that forgets a quantization parameter is caught where it happens). An int8/uint8 value without quantization
-//     is a plain integer: a graph input, a constant, or the output of an op on plain integers (ops/op.hpp).
+//     that forgets a quantization parameter is caught where it happens). The inference is an `InferFn`,
+//     ops::infer_by_name by default: a compiler with ops of its own passes one that also types them (every entry
+//     that verifies takes it: verify, parse, import_onnx, PassContext; examples/custom_op).
+//   - An int8/uint8 value without quantization is a plain integer: a graph input, a constant, or the output of an
+//     op on plain integers (ops/op.hpp).
 //   - `print()` is the text form (docs/janusc.md "IR text form"): one line per value or node, deterministic.
 #include <cctype>
 #include <cstdint>
@@ -246,9 +249,17 @@ inline std::string print(const Graph& g, bool with_data = true) {
 /// Where node k is, for verify's errors (the parser passes the node's line and column).
 using NodePosition = std::function<std::string(std::size_t node)>;
 
-/// The structural invariants of the header comment. Errors name `input` (default "graph NAME"), the value or node
-/// (`where(k)`, default "node k (Op origin)") and the rule.
-inline Status verify(const Graph& g, std::string_view input = {}, const NodePosition& where = {}) {
+/// One node's type inference: ops::infer_by_name's signature (graph/execute.hpp's KernelFn is its kernel twin). A
+/// compiler's own function types its ops and hands every other op to ops::infer_by_name; like it, it is called on
+/// untrusted types and attributes, and answers an op it does not know with ops::unknown_op (rule known-op), which
+/// is how the importer tells a compiler's op from one nobody knows.
+using InferFn = Result<ops::TensorType> (*)(std::string_view op, std::span<const ops::TensorType> in,
+                                            const ops::AttrMap& attrs);
+
+/// The structural invariants of the header comment, each node's output type checked against `infer`. Errors name
+/// `input` (default "graph NAME"), the value or node (`where(k)`, default "node k (Op origin)") and the rule.
+inline Status verify(const Graph& g, std::string_view input = {}, const NodePosition& where = {},
+                     InferFn infer = &ops::infer_by_name) {
     const std::string in = input.empty() ? "graph " + g.name : std::string(input);
     const auto fail = [&](const std::string& pos, const std::string& rule, const std::string& detail) -> Status {
         return make_error(in, pos, rule, detail);
@@ -285,7 +296,7 @@ inline Status verify(const Graph& g, std::string_view input = {}, const NodePosi
             defined[static_cast<std::size_t>(o)] = 1;
         }
         if (n.outputs.size() != 1) continue;  // every registry op has one output
-        auto t = ops::infer_by_name(n.op, in, n.attrs);
+        auto t = infer(n.op, in, n.attrs);
         if (!t.ok()) return fail(pos, t.error().rule, t.error().input + ": " + t.error().detail);
         const ops::TensorType& have = g.value(n.outputs[0]).type;
         if (have.dtype != t->dtype || have.shape != t->shape || (t->quant.has_value() && have.quant != t->quant))

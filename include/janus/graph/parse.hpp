@@ -9,8 +9,9 @@
 //   ir-type        an unknown dtype or a bad shape (a bad quantization gets numeric/'s own rule)
 //   ir-data        constant data that is not hex or does not match its type's size
 //   ir-attribute   a malformed attribute value or a repeated attribute name
-// plus verify()'s rules, reported at the line of the node that breaks them. Nothing is allocated beyond a small
-// multiple of the text size.
+// plus verify()'s rules, reported at the line of the node that breaks them; an op that `infer` (an InferFn,
+// ops::infer_by_name by default) does not know is its known-op error. Nothing is allocated beyond a small multiple
+// of the text size.
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -35,7 +36,7 @@ namespace parse_detail {
 
 class Parser {
 public:
-    Parser(std::string_view text, std::string_view input) : s_(text), input_(input) {}
+    Parser(std::string_view text, std::string_view input, InferFn infer) : s_(text), input_(input), infer_(infer) {}
 
     Result<Graph> run() {
         JANUS_CHECK(keyword("graph"));
@@ -54,7 +55,7 @@ public:
             }
             JANUS_CHECK(statement());
         }
-        const Status v = verify(g_, input_, [&](std::size_t k) { return node_positions_.at(k); });
+        const Status v = verify(g_, input_, [&](std::size_t k) { return node_positions_.at(k); }, infer_);
         if (!v.ok()) return v.error();
         return std::move(g_);
     }
@@ -584,6 +585,7 @@ private:
 
     std::string_view s_;
     std::string_view input_;
+    InferFn infer_;
     std::size_t i_ = 0;
     Graph g_;
     std::map<std::string, ValueId, std::less<>> names_;
@@ -592,9 +594,9 @@ private:
 
 }  // namespace parse_detail
 
-/// Parse the text form (see the header comment).
-inline Result<Graph> parse(std::string_view text, std::string_view input) {
-    return parse_detail::Parser(text, input).run();
+/// Parse the text form (see the header comment), typing its nodes with `infer`.
+inline Result<Graph> parse(std::string_view text, std::string_view input, InferFn infer = &ops::infer_by_name) {
+    return parse_detail::Parser(text, input, infer).run();
 }
 
 }  // namespace janus::graph

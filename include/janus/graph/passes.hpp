@@ -6,7 +6,8 @@
 // once with the pass named. Every decision a pass takes or refuses is one line of `log`: "pass: node ...: reason"
 // (seed B11: a refused fusion says why). `dump(pass, g)` is called after each pass (janusc --dump-ir=after:PASS).
 // `ctx.kernel` is the reference kernel that fold-constants and batch-norm-to-conv evaluate nodes with
-// (ops::call_by_name, as for the engines).
+// (ops::call_by_name, as for the engines); `ctx.infer` types the nodes for that verification (ops::infer_by_name
+// unless the compiler has ops of its own, graph/ir.hpp InferFn).
 //
 // Passes (docs/janusc.md "Passes"):
 //   fold-constants    a node whose inputs are all constants is evaluated once with the reference kernel, with the
@@ -77,6 +78,7 @@ struct PassContext {
     std::int64_t fold_limit_bytes = 16 << 20;  ///< fold-constants keeps nodes whose result would be larger
     /// The rounding the kernels a pass runs use (folded constants, batch-norm-to-conv's probes): the engines' own.
     numeric::Rounding rounding = numeric::default_rounding_mode;
+    InferFn infer = &ops::infer_by_name;  ///< the type inference the graph is verified with after each pass
     ops::OpContext op_context() const { return ops::OpContext{true, rounding}; }
 };
 using PassFn = Status (*)(Graph&, PassLog&, const PassContext&);
@@ -850,7 +852,7 @@ inline Status run_passes(Graph& g, std::span<const std::string_view> names, Pass
             return make_error("pass " + std::string(name), "", "known-pass", "no such pass; the passes are " + known);
         }
         JANUS_CHECK(p->run(g, log, ctx));
-        const Status v = verify(g);
+        const Status v = verify(g, {}, {}, ctx.infer);
         if (!v.ok())
             return make_error("pass " + std::string(name), "", v.error().rule,
                               "the graph is invalid after the pass: " + v.error().message());
