@@ -48,7 +48,8 @@
 // stored back with a pixel stride of s_w, at row stuff_begin + iy s_h; positions outside the scratch are cropped),
 // then lower_conv on it with ConvTranspose::conv_weights (flipped, transposed) and the same plan, whose geometry is
 // the equivalent stride-1 convolution of the stuffed input. All of it is on the in-order DMA queue ahead of the
-// convolution's loads, so it needs no event. The cost is the scratch traffic and s_h s_w times the MACs of a direct scatter (logged).
+// convolution's loads, so it needs no event. The cost is the scratch traffic and s_h s_w times the MACs of a direct
+// scatter (logged).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -76,8 +77,9 @@ struct ConvOptions {
 /// `plan`: the op's own plan (ops::Conv::plan; ops::ConvInteger::plan for the int32 sums; ops::ConvTranspose::plan,
 /// whose x is then the stuffed input, as lower_conv_transpose passes it); x and y must be its input and output.
 /// weights: ONNX order [Co, C / groups, kh, kw]; bias: empty or Co int32 values (accumulator units).
-inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage& x, std::span<const std::int8_t> weights,
-                         std::span<const std::int32_t> bias, const DramImage& y, const ConvOptions& opt = {}) {
+inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage& x,
+                         std::span<const std::int8_t> weights, std::span<const std::int32_t> bias, const DramImage& y,
+                         const ConvOptions& opt = {}) {
     const std::string what = b.name() + ": conv";
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
     const ops::ConvGeometry& geo = plan.geometry;
@@ -97,7 +99,8 @@ inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage&
         y.cpitch % 16 != 0 || y.cpitch < esize * Co || y.h != Ho || y.w != Wo || Ho < 1 || Wo < 1 ||
         x.offset % 16 != 0 || y.offset % 16 != 0 || static_cast<std::int64_t>(weights.size()) != Co * (C / G) * taps ||
         (!bias.empty() && static_cast<std::int64_t>(bias.size()) != Co) ||
-        (!i32 && qp.multipliers.size() != static_cast<std::size_t>(Co)) || qp.zp_w.size() != static_cast<std::size_t>(Co))
+        (!i32 && qp.multipliers.size() != static_cast<std::size_t>(Co)) ||
+        qp.zp_w.size() != static_cast<std::size_t>(Co))
         return refuse("lower-conv-layout",
                       "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
                           std::to_string(Cp) + "), kernel " + std::to_string(kh) + "x" + std::to_string(kw) +
@@ -428,7 +431,8 @@ inline Status lower_conv_transpose(Builder& b, const ops::ConvPlan& plan, const 
         JANUS_TRY(Reg r2, b.reg("conv_transpose DRAM address"));
         JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
         JANUS_CHECK(b.emit("li", {r1, zrow.address()}));
-        JANUS_CHECK(b.emit("dma.fill", {r1, static_cast<std::int64_t>(static_cast<std::int8_t>(plan.quant.zp_x)), row}));
+        const std::int64_t zp = static_cast<std::int8_t>(plan.quant.zp_x);  // dma.fill writes the int8 zero point
+        JANUS_CHECK(b.emit("dma.fill", {r1, zp, row}));
         for (std::int64_t r0 = 0; r0 < Th; r0 += 4096) {  // dma.cfg counts at most 4096 rows
             JANUS_CHECK(b.emit("dma.cfg", {std::min<std::int64_t>(4096, Th - r0), 0, row}));
             JANUS_CHECK(b.emit("li", {r2, static_cast<std::int64_t>(scratch.offset) + r0 * row}));
