@@ -116,18 +116,26 @@ void Matmul(benchmark::State& state) {
     });
 }
 
+/// Conv's own plan for int8 x [1, C, H, H] (zero point 3) and w [Co, C / group, k, k]: M = s_x s_w (s_y = 1).
+ops::ConvPlan conv_plan(std::int64_t C, std::int64_t H, std::int64_t Co, std::int64_t k, const ops::Conv::Attrs& a,
+                        float sx, float sw) {
+    const ops::TensorType types[2] = {{DType::i8, Shape{1, C, H, H}, q8(sx, 3)},
+                                      {DType::i8, Shape{Co, C / a.group, k, k}, q8(sw, 0)}};
+    const Shape out = ops::Conv::infer(types, a).value().shape;
+    return ops::Conv::plan(types, a, {DType::i8, out, q8(1.0f, 0)}, numeric::default_rounding_mode).value();
+}
+
 void Depthwise(benchmark::State& state) {
-    const std::int64_t H = state.range(0), C = state.range(1), st = state.range(2), Ho = (H - 1) / st + 1;
-    ops::ConvQuantPlan plan;
-    plan.zp_x = 3;
-    plan.zp_w.assign(static_cast<std::size_t>(C), 0);
-    plan.multipliers.assign(static_cast<std::size_t>(C), numeric::QuantizedMultiplier{1 << 30, -8});
+    const std::int64_t H = state.range(0), C = state.range(1), st = state.range(2);
+    ops::Conv::Attrs a;
+    a.group = C, a.strides = {st, st}, a.pads = {st == 1 ? 1 : 0, st == 1 ? 1 : 0, 1, 1};
+    const ops::ConvPlan plan = conv_plan(C, H, C, 3, a, 1.0f / 16, 1.0f / 32);  // M = 2^-9
+    const std::int64_t Ho = plan.geometry.out_shape[2];
     const std::vector<std::int8_t> w(static_cast<std::size_t>(C * 9), 2);
     const double bound = 10.0 * static_cast<double>(Ho * Ho * C) / 16;  // 9 taps + 1 vec.rq per output element
     auto m = machine(H * H * C, Ho * Ho * C);
-    const emit::ConvWindow k{3, 3, st, st, 1, 1, {st == 1 ? 1 : 0, st == 1 ? 1 : 0, 1, 1}, C};
     run_kernel(state, m, bound, [&](emit::Builder& b) {
-        return emit::lower_depthwise(b, plan, {2, 0, H, H, C, C}, w, k, {}, {3, 0, Ho, Ho, C, C});
+        return emit::lower_depthwise(b, plan, {2, 0, H, H, C, C}, w, {}, {3, 0, Ho, Ho, C, C});
     });
 }
 BENCHMARK(Depthwise)
@@ -140,19 +148,17 @@ BENCHMARK(Depthwise)
 void Conv(benchmark::State& state) {
     const std::int64_t H = state.range(0), C = state.range(1), Co = state.range(2), k = state.range(3),
                        s = state.range(4), p = k / 2;
-    const std::int64_t Cp = emit::round16(C), Cop = emit::round16(Co), Ho = (H + 2 * p - k) / s + 1;
-    ops::ConvQuantPlan plan;
-    plan.zp_x = 3;
-    plan.zp_w.assign(static_cast<std::size_t>(Co), 0);
-    plan.multipliers.assign(static_cast<std::size_t>(Co), numeric::QuantizedMultiplier{1 << 30, -12});
+    ops::Conv::Attrs a;
+    a.strides = {s, s}, a.pads = {p, p, p, p};
+    const ops::ConvPlan plan = conv_plan(C, H, Co, k, a, 1.0f / 64, 1.0f / 128);  // M = 2^-13
+    const std::int64_t Cp = emit::round16(C), Cop = emit::round16(Co), Ho = plan.geometry.out_shape[2];
     const std::vector<std::int8_t> w(static_cast<std::size_t>(Co * C * k * k), 2);
     const double macs = static_cast<double>(Ho * Ho * Co * C * k * k);
     const double bytes = static_cast<double>(H * H * Cp + Ho * Ho * Cop + k * k * C * Co);
     const double bound = std::max(macs / 256, bytes / 16);
     auto m = machine(H * H * Cp, Ho * Ho * Cop);
     run_kernel(state, m, bound, [&](emit::Builder& b) {
-        return emit::lower_conv(b, plan, {2, 0, H, H, C, Cp}, w, emit::ConvWindow{k, k, s, s, 1, 1, {p, p, p, p}, 1},
-                                {}, {3, 0, Ho, Ho, Co, Cop});
+        return emit::lower_conv(b, plan, {2, 0, H, H, C, Cp}, w, {}, {3, 0, Ho, Ho, Co, Cop});
     });
 }
 BENCHMARK(Conv)

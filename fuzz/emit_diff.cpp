@@ -215,11 +215,13 @@ int run_depthwise(const std::uint8_t* data, std::size_t size) {
     const ops::TensorType out{DType::i8, Shape{1, C, Ho, Wo}, *qy};
     const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), attrs, out);
     if (!host.ok()) return 0;  // a problem the host refuses is not the lowering's
-    const auto plan = ops::plan_conv_quant(ops::type_of(ins[0]), ops::type_of(ins[1]), out, C, false, janus::numeric::default_rounding_mode, "fuzz");
+    std::vector<ops::TensorType> types;
+    for (const auto& t : ins) types.push_back(ops::type_of(t));
+    const auto plan = ops::Conv::plan(types, attrs, out, janus::numeric::default_rounding_mode);
     check(plan.ok(), "plan");
     const emit::DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, C, Cp};
     verify_image(img, X, Y, host->to_vector<std::int8_t>(),
-                 [&](emit::Builder& b) { return emit::lower_depthwise(b, *plan, X, w, kh, kw, pads, bias, Y); });
+                 [&](emit::Builder& b) { return emit::lower_depthwise(b, *plan, X, w, bias, Y); });
     return 0;
 }
 
@@ -264,7 +266,8 @@ int run_conv(const std::uint8_t* data, std::size_t size, bool transpose) {
     std::vector<Tensor> ins{Tensor::from<std::int8_t>(Shape{1, C, H, W}, img, *qx),
                             Tensor::from<std::int8_t>(ws, w, *qw)};
     if (!bias.empty()) ins.push_back(Tensor::from<std::int32_t>(Shape{Co}, bias));
-    const ops::TensorType types[2] = {ops::type_of(ins[0]), ops::type_of(ins[1])};
+    std::vector<ops::TensorType> types;
+    for (const auto& t : ins) types.push_back(ops::type_of(t));
     const std::int64_t Cp = (C + 15) / 16 * 16, Cop = (Co + 15) / 16 * 16;
     const emit::DramImage X{2, 0, H, W, C, Cp};
     if (!transpose) {
@@ -275,12 +278,11 @@ int run_conv(const std::uint8_t* data, std::size_t size, bool transpose) {
         const ops::TensorType out{DType::i8, shape->shape, *qy};
         const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), a, out);
         if (!host.ok()) return 0;  // a problem the host refuses is not the lowering's
-        const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, false, janus::numeric::default_rounding_mode, "fuzz");
+        const auto plan = ops::Conv::plan(types, a, out, janus::numeric::default_rounding_mode);
         check(plan.ok(), "plan");
         const emit::DramImage Y{3, 0, out.shape[2], out.shape[3], Co, Cop};
-        const emit::ConvWindow k{kh, kw, sh, sw, dh, dw, pads, G};
         verify_image(img, X, Y, host->to_vector<std::int8_t>(),
-                     [&](emit::Builder& b) { return emit::lower_conv(b, *plan, X, w, k, bias, Y); });
+                     [&](emit::Builder& b) { return emit::lower_conv(b, *plan, X, w, bias, Y); });
     } else {
         ops::ConvTranspose::Attrs a;
         a.group = G, a.pads = {pads[0], pads[1], pads[2], pads[3]}, a.strides = {sh, sw}, a.dilations = {dh, dw};
@@ -289,15 +291,15 @@ int run_conv(const std::uint8_t* data, std::size_t size, bool transpose) {
         const ops::TensorType out{DType::i8, shape->shape, *qy};
         const auto host = ops::call<ops::ConvTranspose>(std::span<const Tensor>(ins), a, out);
         if (!host.ok()) return 0;
-        const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, true, janus::numeric::default_rounding_mode, "fuzz");
+        const auto plan = ops::ConvTranspose::plan(types, a, out, janus::numeric::default_rounding_mode);
         check(plan.ok(), "plan");
-        const auto scratch = emit::conv_transpose_scratch(types[0], types[1], a, 1, 0);
+        const auto scratch = emit::conv_transpose_scratch(*plan, 1, 0);
         check(scratch.ok(), "scratch");
         const emit::DramImage Y{3, 0, out.shape[2], out.shape[3], Co, Cop};
         verify_image(
             img, X, Y, host->to_vector<std::int8_t>(),
             [&](emit::Builder& b) {
-                return emit::lower_conv_transpose(b, *plan, types[0], ins[1], a, bias, X, *scratch, Y);
+                return emit::lower_conv_transpose(b, *plan, ins[1], bias, X, *scratch, Y);
             },
             scratch->h * scratch->w * Cp);
     }

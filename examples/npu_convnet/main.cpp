@@ -98,15 +98,18 @@ int main() {
     const emit::DramMatrix F{1, 5632, 1, 32, 32}, Y{3, 0, 1, 10, 16};
     const auto tx = ops::type_of(x);
     emit::Builder b("convnet");
-    const auto p1 = need(ops::plan_conv_quant(tx, ops::type_of(w1), ops::type_of(y1), 16, false, janus::numeric::default_rounding_mode, "conv1"));
-    need(emit::lower_conv(b, p1, X, w1.to_vector<std::int8_t>(), emit::ConvWindow{3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, 1},
-                          {}, A1));
+    const auto rounding = janus::numeric::default_rounding_mode;
+    const ops::TensorType conv1[2] = {tx, ops::type_of(w1)};
+    need(emit::lower_conv(b, need(ops::Conv::plan(conv1, c1, ops::type_of(y1), rounding)), X,
+                          w1.to_vector<std::int8_t>(), {}, A1));
     need(emit::lower_lut(b, *ops::Relu::table(q1, q1, ops::NoAttrs{}), emit::DramTensor{1, 0, 8 * 8 * 16},
                          emit::DramTensor{1, 1024, 8 * 8 * 16}));
-    const auto p3 = need(ops::plan_conv_quant(ops::type_of(y2), ops::type_of(w2), ops::type_of(y3), 16, false, janus::numeric::default_rounding_mode, "dw"));
-    need(emit::lower_depthwise(b, p3, A2, w2.to_vector<std::int8_t>(), 3, 3, {1, 1, 1, 1}, {}, A3));
-    const auto p4 = need(ops::plan_conv_quant(ops::type_of(y3), ops::type_of(w3), ops::type_of(y4), 32, false, janus::numeric::default_rounding_mode, "pw"));
-    need(emit::lower_conv(b, p4, A3, w3.to_vector<std::int8_t>(), emit::ConvWindow{}, {}, A4));
+    const ops::TensorType conv2[2] = {ops::type_of(y2), ops::type_of(w2)};
+    need(emit::lower_depthwise(b, need(ops::Conv::plan(conv2, dw, ops::type_of(y3), rounding)), A2,
+                               w2.to_vector<std::int8_t>(), {}, A3));
+    const ops::TensorType conv3[2] = {ops::type_of(y3), ops::type_of(w3)};
+    need(emit::lower_conv(b, need(ops::Conv::plan(conv3, {}, ops::type_of(y4), rounding)), A3,
+                          w3.to_vector<std::int8_t>(), {}, A4));
     need(emit::lower_max_pool(b, need(ops::MaxPool::plan(ops::type_of(y4), mp, ops::type_of(y5), janus::numeric::default_rounding_mode)), A4, A5));
     need(emit::lower_global_average_pool(b, need(ops::GlobalAveragePool::plan(ops::type_of(y5), {}, ops::type_of(y6), janus::numeric::default_rounding_mode)),
                                          A5, A6));

@@ -16,6 +16,7 @@
 #include <janus/vnpu/sim/simulator.hpp>
 
 #include "../support/check_rule.hpp"
+#include "conv_support.hpp"
 #include "emit_support.hpp"
 
 using namespace janus;
@@ -52,8 +53,6 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     std::uniform_int_distribution<int> byte(-128, 127);
     std::uniform_real_distribution<float> scale(0.005f, 0.05f);
     const std::int64_t C = k.C, H = k.H, W = k.W, Cp = (C + 15) / 16 * 16;
-    const std::int64_t Ho = (H + k.pads[0] + k.pads[2] - k.dh * (k.kh - 1) - 1) / k.sh + 1;
-    const std::int64_t Wo = (W + k.pads[1] + k.pads[3] - k.dw * (k.kw - 1) - 1) / k.sw + 1;
     std::vector<std::int8_t> x(static_cast<std::size_t>(C * H * W)), w(static_cast<std::size_t>(C * k.kh * k.kw));
     for (auto& v : x) v = static_cast<std::int8_t>(byte(rng));
     for (auto& v : w) v = static_cast<std::int8_t>(byte(rng));
@@ -72,14 +71,15 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     const auto qy = numeric::make_quant(DType::i8, sy, -6).value();
     const Tensor tx = Tensor::from<std::int8_t>(Shape{1, C, H, W}, x, qx);
     const Tensor tw = Tensor::from<std::int8_t>(Shape{C, 1, k.kh, k.kw}, w, qw);
-    ops::Conv::Attrs at;
-    at.group = C;
-    at.pads = {k.pads[0], k.pads[1], k.pads[2], k.pads[3]};
-    at.strides = {k.sh, k.sw};
-    at.dilations = {k.dh, k.dw};
-    const ops::TensorType out{DType::i8, Shape{1, C, Ho, Wo}, qy};
+    const ops::Conv::Attrs at = et::conv_spec(k.kh, k.kw, k.sh, k.sw, k.dh, k.dw, k.pads, C).a;
     std::vector<Tensor> ins{tx, tw};
     if (k.with_bias) ins.push_back(Tensor::from<std::int32_t>(Shape{C}, bias));
+    std::vector<ops::TensorType> types;
+    for (const auto& t : ins) types.push_back(ops::type_of(t));
+    const auto shape = ops::Conv::infer(types, at);
+    REQUIRE(shape.ok());
+    const std::int64_t Ho = shape->shape[2], Wo = shape->shape[3];
+    const ops::TensorType out{DType::i8, shape->shape, qy};
     const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), at, out);
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
     auto want = host->to_vector<std::int8_t>();
@@ -89,16 +89,11 @@ vnpu::sim::Report check(const Case& k, std::uint32_t seed, std::vector<std::stri
     if (lut)  // then a fused epilogue table: T[c + 128]
         for (auto& v : want) v = static_cast<std::int8_t>(lut->values[static_cast<std::size_t>(v + 128)]);
 
-    std::vector<ops::TensorType> types;
-    for (const auto& t : ins) types.push_back(ops::type_of(t));
-    const auto plan = ops::plan_conv_quant(types[0], types[1], out, C, false, janus::numeric::default_rounding_mode, "test");
+    const auto plan = ops::Conv::plan(types, at, out, numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     Builder b("dw");
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, C, Cp};
-    const auto st = k.sh == 1 && k.sw == 1 && k.dh == 1 && k.dw == 1 && !lut
-                        ? lower_depthwise(b, *plan, X, w, k.kh, k.kw, k.pads, bias, Y)
-                        : lower_depthwise(b, *plan, X, w, ConvWindow{k.kh, k.kw, k.sh, k.sw, k.dh, k.dw, k.pads, C},
-                                          bias, Y, {}, lut);
+    const auto st = lower_depthwise(b, *plan, X, w, bias, Y, {}, lut);
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     if (log) *log = b.log();
     vnpu::sim::Machine m;
@@ -157,21 +152,24 @@ TEST_CASE("depthwise weight zero points: w - zw in int8 parts, one vec.mac per t
 }
 
 TEST_CASE("depthwise refusals name the rule and leave nothing in the builder") {
-    ops::ConvQuantPlan plan;
-    plan.zp_w.assign(16, 0);
-    plan.multipliers.assign(16, numeric::QuantizedMultiplier{1 << 30, -3});
+    const auto dw = [](std::array<std::int64_t, 4> pads) { return et::window(3, 3, 1, pads, 16); };
+    const ops::ConvPlan plan = et::conv_plan(16, 8, 8, 16, dw({1, 1, 1, 1}));
     const std::vector<std::int8_t> w(16 * 9, 1);
     Builder b("dw");
     REQUIRE(b.emit("nop", {}).ok());
     const DramImage X{2, 0, 8, 8, 16, 16}, Y{3, 0, 8, 8, 16, 16};
     auto bad = plan;
-    bad.zp_w.pop_back();  // a zero point per channel
-    CHECK_RULE(lower_depthwise(b, bad, X, w, 3, 3, {1, 1, 1, 1}, {}, Y), "lower-depthwise-layout");
-    CHECK_RULE(lower_depthwise(b, plan, X, w, 3, 3, {1, 1, 1, 0}, {}, Y), "lower-depthwise-layout");  // Y's width
-    CHECK_RULE(lower_depthwise(b, plan, DramImage{2, 0, 8, 8, 16, 8}, w, 3, 3, {1, 1, 1, 1}, {}, Y),
-               "lower-depthwise-layout");
+    bad.quant.zp_w.pop_back();  // a zero point per channel
+    CHECK_RULE(lower_depthwise(b, bad, X, w, {}, Y), "lower-depthwise-layout");
+    CHECK_RULE(lower_depthwise(b, et::conv_plan(16, 8, 8, 16, dw({1, 1, 1, 0})), X, w, {}, Y),
+               "lower-depthwise-layout");  // Y's width
+    CHECK_RULE(lower_depthwise(b, plan, DramImage{2, 0, 8, 8, 16, 8}, w, {}, Y), "lower-depthwise-layout");
+    CHECK_RULE(lower_depthwise(b, et::conv_plan(16, 8, 8, 16, et::window(1, 1, 1, {0, 0, 0, 0}, 2)),
+                               X, std::vector<std::int8_t>(16 * 8, 1), {}, Y),
+               "lower-depthwise-layout");  // group != C
+    const ops::ConvPlan wide = et::conv_plan(16, 8, 600, 16, dw({1, 1, 1, 1}));
     const DramImage Xw{2, 0, 8, 600, 16, 16}, Yw{3, 0, 8, 600, 16, 16};  // an output row of 9600 B: ACC too small
-    CHECK_RULE(lower_depthwise(b, plan, Xw, w, 3, 3, {1, 1, 1, 1}, {}, Yw), "lower-depthwise-budget");
+    CHECK_RULE(lower_depthwise(b, wide, Xw, w, {}, Yw), "lower-depthwise-budget");
     CHECK(b.size() == 1);
     CHECK(b.weights().empty());
     CHECK(b.holders().empty());

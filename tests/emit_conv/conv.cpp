@@ -15,6 +15,7 @@
 #include <janus/numeric/quant_params.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
+#include "../emit/conv_support.hpp"
 #include "../emit/emit_support.hpp"
 #include "../support/check_rule.hpp"
 
@@ -25,7 +26,7 @@ namespace {
 
 struct Case {
     std::int64_t C, H, W, Co;
-    ConvWindow k;
+    et::ConvSpec k;
     std::int32_t zp_x;
     bool with_bias;
     ConvOptions opt{};
@@ -39,18 +40,16 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     CAPTURE(t.Co);
     CAPTURE(t.k.kh);
     CAPTURE(t.k.kw);
-    CAPTURE(t.k.sh);
-    CAPTURE(t.k.sw);
-    CAPTURE(t.k.groups);
+    CAPTURE(t.k.a.strides[0]);
+    CAPTURE(t.k.a.strides[1]);
+    CAPTURE(t.k.a.group);
     CAPTURE(t.zp_x);
     CAPTURE(t.zp_w.size());
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> byte(-128, 127);
     std::uniform_real_distribution<float> scale(0.005f, 0.05f);
-    const ConvWindow& k = t.k;
-    const std::int64_t C = t.C, H = t.H, W = t.W, Co = t.Co, Cg = C / k.groups, Cp = round16(C), Cop = round16(Co);
-    const std::int64_t Ho = (H + k.pads[0] + k.pads[2] - k.dh * (k.kh - 1) - 1) / k.sh + 1;
-    const std::int64_t Wo = (W + k.pads[1] + k.pads[3] - k.dw * (k.kw - 1) - 1) / k.sw + 1;
+    const et::ConvSpec& k = t.k;
+    const std::int64_t C = t.C, H = t.H, W = t.W, Co = t.Co, Cg = C / k.a.group, Cp = round16(C), Cop = round16(Co);
     std::vector<std::int8_t> x(static_cast<std::size_t>(C * H * W)), w(static_cast<std::size_t>(Co * Cg * k.kh * k.kw));
     for (auto& v : x) v = static_cast<std::int8_t>(byte(rng));
     for (auto& v : w) v = static_cast<std::int8_t>(byte(rng));
@@ -71,25 +70,26 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     const auto qy = numeric::make_quant(DType::i8, sy, -6).value();
     const Tensor tx = Tensor::from<std::int8_t>(Shape{1, C, H, W}, x, qx);
     const Tensor tw = Tensor::from<std::int8_t>(Shape{Co, Cg, k.kh, k.kw}, w, qw);
-    ops::Conv::Attrs at;
-    at.group = k.groups;
-    at.pads = {k.pads[0], k.pads[1], k.pads[2], k.pads[3]};
-    at.strides = {k.sh, k.sw};
-    at.dilations = {k.dh, k.dw};
-    const ops::TensorType out{DType::i8, Shape{1, Co, Ho, Wo}, qy};
+    const ops::Conv::Attrs& at = k.a;
     std::vector<Tensor> ins{tx, tw};
     if (t.with_bias) ins.push_back(Tensor::from<std::int32_t>(Shape{Co}, bias));
+    std::vector<ops::TensorType> types;
+    for (const auto& v : ins) types.push_back(ops::type_of(v));
+    const auto shape = ops::Conv::infer(types, at);
+    REQUIRE(shape.ok());
+    const std::int64_t Ho = shape->shape[2], Wo = shape->shape[3];
+    const ops::TensorType out{DType::i8, shape->shape, qy};
     const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), at, out);
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
     // a fused activation clamp (ConvOptions::clamp): the Conv's codes, then the clamp
     auto want = host->to_vector<std::int8_t>();
     for (auto& v : want) v = static_cast<std::int8_t>(std::clamp<int>(v, t.opt.clamp.lo, t.opt.clamp.hi));
 
-    const auto plan = ops::plan_conv_quant(ops::type_of(tx), ops::type_of(tw), out, Co, false, janus::numeric::default_rounding_mode, "test");
+    const auto plan = ops::Conv::plan(types, at, out, numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     Builder b("conv");
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, Co, Cop};
-    const auto st = lower_conv(b, *plan, X, w, k, bias, Y, t.opt);
+    const auto st = lower_conv(b, *plan, X, w, bias, Y, t.opt);
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     if (log) *log = b.log();
     vnpu::sim::Machine m;
@@ -112,10 +112,7 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     return r;
 }
 
-ConvWindow window(std::int64_t kh, std::int64_t kw, std::int64_t s, std::array<std::int64_t, 4> pads,
-                  std::int64_t groups = 1, std::int64_t d = 1) {
-    return ConvWindow{kh, kw, s, s, d, d, pads, groups};
-}
+using et::window;
 
 }  // namespace
 
@@ -132,8 +129,8 @@ TEST_CASE("conv strides and dilations: phase planes and the virtual row") {
     check({16, 8, 7, 24, window(3, 3, 2, {0, 0, 0, 0}), 5, true}, 12);         // odd width: the virtual row is wider
     check({16, 7, 7, 16, window(1, 1, 2, {0, 0, 0, 0}), -9, false}, 13);       // a phase plane no tap reads
     check({16, 9, 10, 16, window(3, 3, 1, {2, 2, 2, 2}, 1, 2), 3, true}, 14);  // dilation 2
-    check({13, 11, 8, 16, ConvWindow{3, 2, 3, 1, 2, 1, {1, 0, 2, 1}, 1}, 7, true}, 15);   // sh 3, sw 1, dh 2
-    check({13, 8, 11, 16, ConvWindow{2, 3, 1, 2, 1, 3, {0, 2, 1, 0}, 1}, -7, true}, 16);  // sh 1, sw 2, dw 3
+    check({13, 11, 8, 16, et::conv_spec(3, 2, 3, 1, 2, 1, {1, 0, 2, 1}), 7, true}, 15);   // sh 3, sw 1, dh 2
+    check({13, 8, 11, 16, et::conv_spec(2, 3, 1, 2, 1, 3, {0, 2, 1, 0}), -7, true}, 16);  // sh 1, sw 2, dw 3
 }
 
 TEST_CASE("grouped conv: block-diagonal B keeps each group's weights and multipliers with its channels (seed B1)") {
@@ -179,23 +176,26 @@ TEST_CASE("conv tiling: forced small tiles and B double buffering") {
 }
 
 TEST_CASE("conv refusals name the rule and leave nothing in the builder") {
-    ops::ConvQuantPlan plan;
-    plan.zp_w.assign(16, 0);
-    plan.multipliers.assign(16, numeric::QuantizedMultiplier{1 << 30, -3});
+    const et::ConvSpec k = window(3, 3, 1, {1, 1, 1, 1});
+    const ops::ConvPlan plan = et::conv_plan(16, 8, 8, 16, k);  // 8x8x16 -> 8x8x16
     const std::vector<std::int8_t> w(16 * 16 * 9, 1);
     Builder b("conv");
     REQUIRE(b.emit("nop", {}).ok());
     const DramImage X{2, 0, 8, 8, 16, 16}, Y{3, 0, 8, 8, 16, 16};
-    const ConvWindow k = window(3, 3, 1, {1, 1, 1, 1});
     auto bad = plan;
-    bad.zp_w.pop_back();  // a zero point per output channel
-    CHECK_RULE(lower_conv(b, bad, X, w, k, {}, Y), "lower-conv-layout");
-    CHECK_RULE(lower_conv(b, plan, X, w, window(3, 3, 1, {1, 1, 1, 0}), {}, Y), "lower-conv-layout");     // Y's width
-    CHECK_RULE(lower_conv(b, plan, DramImage{2, 0, 8, 8, 16, 8}, w, k, {}, Y), "lower-conv-layout");      // pitch < C
-    CHECK_RULE(lower_conv(b, plan, X, w, window(3, 3, 1, {1, 1, 1, 1}, 3), {}, Y), "lower-conv-layout");  // groups
-    CHECK_RULE(lower_conv(b, plan, X, std::span<const std::int8_t>(w).first(100), k, {}, Y), "lower-conv-layout");
-    const DramImage Xw{2, 0, 8, 1500, 16, 16}, Yw{3, 0, 8, 1500, 16, 16};  // a row of 1500 pixels > 1024 MAC rows
-    CHECK_RULE(lower_conv(b, plan, Xw, w, k, {}, Yw), "lower-conv-budget");
+    bad.quant.zp_w.pop_back();  // a zero point per output channel
+    CHECK_RULE(lower_conv(b, bad, X, w, {}, Y), "lower-conv-layout");
+    const ops::ConvPlan narrow = et::conv_plan(16, 8, 8, 16, window(3, 3, 1, {1, 1, 1, 0}));  // 8x7 out
+    CHECK_RULE(lower_conv(b, narrow, X, w, {}, Y), "lower-conv-layout");                        // Y's width
+    CHECK_RULE(lower_conv(b, plan, DramImage{2, 0, 8, 8, 16, 8}, w, {}, Y), "lower-conv-layout");   // pitch < C
+    CHECK_RULE(lower_conv(b, plan, DramImage{2, 0, 8, 9, 16, 16}, w, {}, Y), "lower-conv-layout");  // not the plan's x
+    CHECK_RULE(lower_conv(b, plan, X, std::span<const std::int8_t>(w).first(100), {}, Y), "lower-conv-layout");
+    auto f32 = plan;  // a float Conv's plan: nothing to lower
+    f32.epilogue = ops::ConvEpilogue::float_sums;
+    CHECK_RULE(lower_conv(b, f32, X, w, {}, Y), "lower-conv-layout");
+    const ops::ConvPlan wide = et::conv_plan(16, 8, 1500, 16, k);  // a row of 1500 pixels > 1024 MAC rows
+    const DramImage Xw{2, 0, 8, 1500, 16, 16}, Yw{3, 0, 8, 1500, 16, 16};
+    CHECK_RULE(lower_conv(b, wide, Xw, w, {}, Yw), "lower-conv-budget");
     CHECK(b.size() == 1);
     CHECK(b.weights().empty());
     CHECK(b.holders().empty());

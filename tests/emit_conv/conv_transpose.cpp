@@ -12,6 +12,7 @@
 #include <janus/numeric/quant_params.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
+#include "../emit/conv_support.hpp"
 #include "../emit/emit_support.hpp"
 #include "../support/check_rule.hpp"
 
@@ -70,14 +71,16 @@ void check(const Case& t, std::uint32_t seed) {
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
     const auto want = host->to_vector<std::int8_t>();
 
-    const auto plan = ops::plan_conv_quant(types[0], types[1], out, Co, true, janus::numeric::default_rounding_mode, "test");
+    std::vector<ops::TensorType> all;
+    for (const auto& v : ins) all.push_back(ops::type_of(v));
+    const auto plan = ops::ConvTranspose::plan(all, t.a, out, numeric::default_rounding_mode);
     REQUIRE(plan.ok());
-    const auto scratch = conv_transpose_scratch(types[0], types[1], t.a, 1, 0);
+    const auto scratch = conv_transpose_scratch(*plan, 1, 0);
     REQUIRE(scratch.ok());
     Builder b("convT");
     const std::int64_t Ho = os[2], Wo = os[3];
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, Co, Cop};
-    const auto st = lower_conv_transpose(b, *plan, types[0], tw, t.a, bias, X, *scratch, Y);
+    const auto st = lower_conv_transpose(b, *plan, tw, bias, X, *scratch, Y);
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     vnpu::sim::Machine m;
     m.dram[2] = et::to_nhwc(x, C, H * W, Cp, 0x5a);  // padding channels hold anything
@@ -124,23 +127,27 @@ TEST_CASE("ConvTranspose refusals") {
     const ops::TensorType xt{DType::i8, Shape{1, 16, 4, 4}, qx};
     const Tensor w = Tensor::from<std::int8_t>(Shape{16, 16, 3, 3}, std::vector<std::int8_t>(16 * 16 * 9, 1), qw);
     const auto a = attrs({2, 2});
-    const auto scratch = conv_transpose_scratch(xt, ops::type_of(w), a, 1, 0);
+    const ops::TensorType types[2] = {xt, ops::type_of(w)};
+    const auto plan = ops::ConvTranspose::plan(
+        types, a, ops::TensorType{DType::i8, Shape{1, 16, 9, 9}, numeric::make_quant(DType::i8, 0.5f, 0).value()},
+        numeric::default_rounding_mode);
+    REQUIRE(plan.ok());
+    const auto scratch = conv_transpose_scratch(*plan, 1, 0);
     REQUIRE(scratch.ok());
     CHECK(scratch->h == 2 * 3 + 1 + 2 * 2);  // (L - 1) s + 1 stuffed, k - 1 = 2 padded on each side
-    ops::ConvQuantPlan plan;
-    plan.zp_w.assign(16, 0);
-    plan.multipliers.assign(16, numeric::QuantizedMultiplier{1 << 30, -3});
     Builder b("convT");
     REQUIRE(b.emit("nop", {}).ok());
     const DramImage X{2, 0, 4, 4, 16, 16}, Y{3, 0, 9, 9, 16, 16};
     DramImage small = *scratch;
     small.w -= 1;
-    CHECK_RULE(lower_conv_transpose(b, plan, xt, w, a, {}, X, small, Y), "lower-conv-layout");
-    CHECK_RULE(lower_conv_transpose(b, plan, xt, w, a, {}, DramImage{2, 0, 4, 5, 16, 16}, *scratch, Y),
+    CHECK_RULE(lower_conv_transpose(b, *plan, w, {}, X, small, Y), "lower-conv-layout");
+    CHECK_RULE(lower_conv_transpose(b, *plan, w, {}, DramImage{2, 0, 4, 5, 16, 16}, *scratch, Y),
                "lower-conv-layout");
-    auto bad = plan;
-    bad.zp_w.pop_back();  // a zero point per output channel
-    CHECK_RULE(lower_conv_transpose(b, bad, xt, w, a, {}, X, *scratch, Y), "lower-conv-layout");
+    auto bad = *plan;
+    bad.quant.zp_w.pop_back();  // a zero point per output channel
+    CHECK_RULE(lower_conv_transpose(b, bad, w, {}, X, *scratch, Y), "lower-conv-layout");
+    ops::ConvPlan conv = et::conv_plan(16, 4, 4, 16, et::window(3, 3, 1, {1, 1, 1, 1}));  // not a ConvTranspose's
+    CHECK_RULE(lower_conv_transpose(b, conv, w, {}, X, *scratch, Y), "lower-conv-layout");
     CHECK(b.size() == 1);  // the stuffing emitted before the refusal is taken back
     CHECK(b.weights().empty());
     CHECK(b.holders().empty());

@@ -1,4 +1,4 @@
-// Differential verification of the int32 accumulator output (ConvOptions::int32_output, MatmulOptions::int32_output):
+// Differential verification of the int32 accumulator output (ConvInteger's plan, MatmulOptions::int32_output):
 // emit -> simulate -> compare with the host's ConvInteger / MatMulInteger kernels (ops::call) bit for bit, no fault,
 // no race. The sums are stored from ACC as little-endian int32 (4 bytes per element, pitch round16(4 C)); the cases
 // use channel counts that are not multiples of 16 (a last N tile narrower than 16 lanes), zero points at both ends
@@ -20,6 +20,7 @@
 #include <janus/numeric/quant_params.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
+#include "../emit/conv_support.hpp"
 #include "../emit/emit_support.hpp"
 #include "../support/check_rule.hpp"
 
@@ -49,7 +50,7 @@ void check_spread(const std::vector<std::int32_t>& want) {
 
 struct ConvCase {
     std::int64_t C, H, W, Co;
-    ConvWindow k;
+    et::ConvSpec k;
     std::int32_t zp_x;
     std::vector<std::int32_t> zp_w;  ///< cycled over the output channels
     ConvOptions opt{};
@@ -66,15 +67,13 @@ vnpu::sim::Report check_conv(const ConvCase& t, std::uint32_t seed, std::vector<
     CAPTURE(t.Co);
     CAPTURE(t.k.kh);
     CAPTURE(t.k.kw);
-    CAPTURE(t.k.sh);
-    CAPTURE(t.k.groups);
+    CAPTURE(t.k.a.strides[0]);
+    CAPTURE(t.k.a.group);
     CAPTURE(t.zp_x);
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> byte(-128, 127);
-    const ConvWindow& k = t.k;
-    const std::int64_t C = t.C, H = t.H, W = t.W, Co = t.Co, Cg = C / k.groups, Cp = round16(C);
-    const std::int64_t Ho = (H + k.pads[0] + k.pads[2] - k.dh * (k.kh - 1) - 1) / k.sh + 1;
-    const std::int64_t Wo = (W + k.pads[1] + k.pads[3] - k.dw * (k.kw - 1) - 1) / k.sw + 1;
+    const et::ConvSpec& k = t.k;
+    const std::int64_t C = t.C, H = t.H, W = t.W, Co = t.Co, Cg = C / k.a.group, Cp = round16(C);
     const std::int64_t Yp = round16(4 * Co) + t.extra_pitch;
     std::vector<std::int8_t> x(static_cast<std::size_t>(C * H * W)), w(static_cast<std::size_t>(Co * Cg * k.kh * k.kw));
     for (auto& v : x) v = static_cast<std::int8_t>(byte(rng));
@@ -88,25 +87,22 @@ vnpu::sim::Report check_conv(const ConvCase& t, std::uint32_t seed, std::vector<
             .value();
     const Tensor tx = Tensor::from<std::int8_t>(Shape{1, C, H, W}, x, qx);
     const Tensor tw = Tensor::from<std::int8_t>(Shape{Co, Cg, k.kh, k.kw}, w, qw);
-    ops::ConvInteger::Attrs at;
-    at.group = k.groups;
-    at.pads = {k.pads[0], k.pads[1], k.pads[2], k.pads[3]};
-    at.strides = {k.sh, k.sw};
-    at.dilations = {k.dh, k.dw};
-    const ops::TensorType out{DType::i32, Shape{1, Co, Ho, Wo}, std::nullopt};
+    const ops::ConvInteger::Attrs& at = k.a;
+    const ops::TensorType types[2] = {ops::type_of(tx), ops::type_of(tw)};
+    const auto shape = ops::ConvInteger::infer(types, at);
+    REQUIRE(shape.ok());
+    const std::int64_t Ho = shape->shape[2], Wo = shape->shape[3];
+    const ops::TensorType out{DType::i32, shape->shape, std::nullopt};
     const auto host = ops::call<ops::ConvInteger>({tx, tw}, at, out);
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
     const auto want = host->to_vector<std::int32_t>();
     if (sums) *sums = want;
 
-    const ops::TensorType types[2] = {ops::type_of(tx), ops::type_of(tw)};
-    const auto plan = ops::ConvInteger::zero_points(types, at);
+    const auto plan = ops::ConvInteger::plan(types, at, out);
     REQUIRE(plan.ok());
     Builder b("conv");
-    ConvOptions opt = t.opt;
-    opt.int32_output = true;
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, Co, Yp};
-    const auto st = lower_conv(b, *plan, X, w, k, {}, Y, opt);
+    const auto st = lower_conv(b, *plan, X, w, {}, Y, t.opt);
     REQUIRE_MESSAGE(st.ok(), (st.ok() ? std::string() : st.error().message()));
     if (log) *log = b.log();
     vnpu::sim::Machine m;
@@ -126,10 +122,7 @@ vnpu::sim::Report check_conv(const ConvCase& t, std::uint32_t seed, std::vector<
     return r;
 }
 
-ConvWindow window(std::int64_t kh, std::int64_t kw, std::int64_t s, std::array<std::int64_t, 4> pads,
-                  std::int64_t groups = 1, std::int64_t d = 1) {
-    return ConvWindow{kh, kw, s, s, d, d, pads, groups};
-}
+using et::window;
 
 struct MatmulCase {
     std::int64_t M, K, N;
@@ -209,7 +202,7 @@ TEST_CASE("ConvInteger on the MAC array: int32 sums stored from ACC equal the ho
     check_conv({40, 5, 6, 5, window(5, 3, 1, {2, 1, 2, 1}), 127, {3}}, 4);
     check_conv({3, 9, 9, 7, window(3, 3, 2, {1, 1, 1, 1}), -9, {-77, 100}}, 5);
     check_conv({16, 9, 10, 18, window(3, 3, 1, {2, 2, 2, 2}, 1, 2), 3, {0}}, 6);
-    check_conv({13, 11, 8, 3, ConvWindow{3, 2, 3, 1, 2, 1, {1, 0, 2, 1}, 1}, 7, {60, -60, 1}}, 7);
+    check_conv({13, 11, 8, 3, et::conv_spec(3, 2, 3, 1, 2, 1, {1, 0, 2, 1}), 7, {60, -60, 1}}, 7);
     check_conv({12, 6, 5, 8, window(3, 3, 1, {1, 1, 1, 1}, 4), 60, {-128, 127}}, 8);  // groups: 3 in, 2 out each
     check_conv({40, 4, 5, 130, window(1, 1, 1, {0, 0, 0, 0}), 9, {0}}, 9, nullptr);   // 1x1, Co = 130
 }
@@ -280,26 +273,27 @@ TEST_CASE("negative control: without the store's wait on the product, the race d
 }
 
 TEST_CASE("int32 output refusals name the rule and leave nothing in the builder") {
-    ops::ConvQuantPlan plan;
-    plan.zp_w.assign(16, 0);
+    const auto q = numeric::make_quant(DType::i8, 1.0f, 0).value();
+    const ops::TensorType types[2] = {{DType::i8, Shape{1, 16, 8, 8}, q}, {DType::i8, Shape{16, 16, 3, 3}, q}};
+    const auto plan = ops::ConvInteger::plan(types, window(3, 3, 1, {1, 1, 1, 1}).a,
+                                             ops::TensorType{DType::i32, Shape{1, 16, 8, 8}, std::nullopt});
+    REQUIRE(plan.ok());
+    CHECK(plan->quant.multipliers.empty());  // the sums are the result: no requantization
     const std::vector<std::int8_t> w(16 * 16 * 9, 1);
     Builder b("conv");
     REQUIRE(b.emit("nop", {}).ok());
     const DramImage X{2, 0, 8, 8, 16, 16}, Y{3, 0, 8, 8, 16, 64};
-    const ConvWindow k = window(3, 3, 1, {1, 1, 1, 1});
-    ConvOptions i32;
-    i32.int32_output = true;
-    CHECK(lower_conv(b, plan, X, w, k, {}, Y, i32).ok());  // the plan needs no multipliers
+    CHECK(lower_conv(b, *plan, X, w, {}, Y).ok());
     Builder c("conv");
     REQUIRE(c.emit("nop", {}).ok());
-    CHECK_RULE(lower_conv(c, plan, X, w, k, {}, DramImage{3, 0, 8, 8, 16, 48}, i32), "lower-conv-layout");    // < 4 C
-    CHECK_RULE(lower_conv(c, plan, X, w, k, std::vector<std::int32_t>(16, 1), Y, i32), "lower-conv-layout");  // bias
-    ConvOptions lut = i32;
+    CHECK_RULE(lower_conv(c, *plan, X, w, {}, DramImage{3, 0, 8, 8, 16, 48}), "lower-conv-layout");    // < 4 C
+    CHECK_RULE(lower_conv(c, *plan, X, w, std::vector<std::int32_t>(16, 1), Y), "lower-conv-layout");  // bias
+    ConvOptions lut;
     lut.lut = expr::Table256{};
-    CHECK_RULE(lower_conv(c, plan, X, w, k, {}, Y, lut), "lower-conv-layout");
-    ConvOptions clamp = i32;
+    CHECK_RULE(lower_conv(c, *plan, X, w, {}, Y, lut), "lower-conv-layout");
+    ConvOptions clamp;
     clamp.clamp = {0, 127};
-    CHECK_RULE(lower_conv(c, plan, X, w, k, {}, Y, clamp), "lower-conv-layout");
+    CHECK_RULE(lower_conv(c, *plan, X, w, {}, Y, clamp), "lower-conv-layout");
 
     ops::MatMulQuantPlan mp;
     mp.zp_a.assign(4, 0);

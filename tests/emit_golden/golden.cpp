@@ -465,7 +465,11 @@ TEST_CASE("golden depthwise_3x3_3x4x13: 3x3 depthwise on a 3x4 image of 13 chann
             .value();
     const ops::TensorType tx{DType::i8, Shape{1, C, H, W}, qx}, tw{DType::i8, Shape{C, 1, kh, kw}, qw},
         ty{DType::i8, Shape{1, C, Ho, Wo}, q8(sy, zy)};
-    const auto plan = ops::plan_conv_quant(tx, tw, ty, C, false, janus::numeric::default_rounding_mode, "golden");
+    ops::Conv::Attrs at;
+    at.group = C;
+    at.pads = {pads[0], pads[1], pads[2], pads[3]};
+    const ops::TensorType types[3] = {tx, tw, ops::TensorType{DType::i32, Shape{C}, std::nullopt}};
+    const auto plan = ops::Conv::plan(types, at, ty, numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, C, Cp};
     const Kernel k{"depthwise_3x3_3x4x13",
@@ -476,22 +480,18 @@ TEST_CASE("golden depthwise_3x3_3x4x13: 3x3 depthwise on a 3x4 image of 13 chann
                        ", w: per-channel scales 0.01 + 0.001 c, zp 0, y: " + quant(sy, zy) + "\n" +
                        "  bias[c] = 300 c - 1800; w = raw mt19937(11) bytes (ONNX order C x 1 x 3 x 3)\n" +
                        "  DRAM: x at input+0, y at output+0",
-                   [&](Builder& b) { return lower_depthwise(b, *plan, X, w, kh, kw, pads, bias, Y); }};
+                   [&](Builder& b) { return lower_depthwise(b, *plan, X, w, bias, Y); }};
     check_golden(k);
 
     const auto x = bytes(C * H * W, 12);
     const std::vector<Tensor> ins{Tensor::from<std::int8_t>(tx.shape, x, qx),
                                   Tensor::from<std::int8_t>(tw.shape, w, qw),
                                   Tensor::from<std::int32_t>(Shape{C}, bias)};
-    ops::Conv::Attrs at;
-    at.group = C;
-    at.pads = {pads[0], pads[1], pads[2], pads[3]};
     check_conv_run(k, ins, at, ty, x, X, Y);
 }
 
 TEST_CASE("golden conv_3x3s2_5x5x3: 3x3 stride-2 conv on the MAC array, 3 -> 16 channels, pads 1, with bias") {
     const std::int64_t C = 3, H = 5, W = 5, Co = 16, Cp = 16, Ho = 3, Wo = 3;
-    const ConvWindow win{3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, 1};
     const float sx = 0.04f, sy = 0.12f;
     const std::int32_t zx = 5, zy = -3;
     std::vector<float> sw(static_cast<std::size_t>(Co));
@@ -507,7 +507,11 @@ TEST_CASE("golden conv_3x3s2_5x5x3: 3x3 stride-2 conv on the MAC array, 3 -> 16 
             .value();
     const ops::TensorType tx{DType::i8, Shape{1, C, H, W}, qx}, tw{DType::i8, Shape{Co, C, 3, 3}, qw},
         ty{DType::i8, Shape{1, Co, Ho, Wo}, q8(sy, zy)};
-    const auto plan = ops::plan_conv_quant(tx, tw, ty, Co, false, janus::numeric::default_rounding_mode, "golden");
+    ops::Conv::Attrs at;
+    at.pads = {1, 1, 1, 1};
+    at.strides = {2, 2};
+    const ops::TensorType types[3] = {tx, tw, ops::TensorType{DType::i32, Shape{Co}, std::nullopt}};
+    const auto plan = ops::Conv::plan(types, at, ty, numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, Co, Cp};
     const Kernel k{"conv_3x3s2_5x5x3",
@@ -516,16 +520,13 @@ TEST_CASE("golden conv_3x3s2_5x5x3: 3x3 stride-2 conv on the MAC array, 3 -> 16 
                        quant(sx, zx) + ", w: per-channel scales 0.01 + 0.0005 c, zp 0, y: " + quant(sy, zy) + "\n" +
                        "  bias[c] = 200 c - 1500; w = raw mt19937(21) bytes (ONNX order 16 x 3 x 3 x 3)\n" +
                        "  DRAM: x at input+0, y at output+0",
-                   [&](Builder& b) { return lower_conv(b, *plan, X, w, win, bias, Y); }};
+                   [&](Builder& b) { return lower_conv(b, *plan, X, w, bias, Y); }};
     check_golden(k);
 
     const auto x = bytes(C * H * W, 22);
     const std::vector<Tensor> ins{Tensor::from<std::int8_t>(tx.shape, x, qx),
                                   Tensor::from<std::int8_t>(tw.shape, w, qw),
                                   Tensor::from<std::int32_t>(Shape{Co}, bias)};
-    ops::Conv::Attrs at;
-    at.pads = {1, 1, 1, 1};
-    at.strides = {2, 2};
     check_conv_run(k, ins, at, ty, x, X, Y);
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Lowering of a quantized 2-D convolution (ops/conv.hpp's Conv: any kernel, strides, dilations, pads and groups) to
-// the MAC array, with the epilogue on VEC, from the op's own ConvQuantPlan:
+// the MAC array, with the epilogue on VEC, from the op's own plan (ops::Conv::plan / ConvInteger::plan /
+// ConvTranspose::plan: window, pads, groups, output extents and requantization are the plan's; the emitter derives
+// none and checks that x and y are the plan's input and output):
 //     ACC[p, oc] = sum over taps (ky, kx) and input channels c of (x[iy, ix, c] - zp_x) * w[oc, c, ky, kx]
 //     y[p, oc]   = sat8(rq(ACC[p, oc] + bias[oc], M[oc]) + zp_y)
 //
@@ -30,23 +32,24 @@
 //     Reuse of a band, ACC or output set two steps later is ordered through the in-order DMA queue.
 //   - The tile shape (nt, R) minimizes the timing model's estimate over every nt that fits, each with the tallest
 //     R that fits LMEM, ACC (2 sets of m x nt int32) and mac.cfg's m <= 1024. The debug log records it.
-// int32 accumulator output (ConvOptions::int32_output, ConvInteger): no bias, no requantization. The VEC step and the
-// rq tables are dropped; each output row's ACC lanes are DMA-stored straight from ACC to y as little-endian int32
-// (y's pixels `cpitch` >= 4 C bytes apart), the store waiting on M. The ACC set is reused two steps later, ordered
-// through the DMA queue as above (the store of step s precedes the band load of step s + 2).
+// int32 accumulator output (a plan whose epilogue is int32_sums, ConvInteger's): no bias, no requantization. The
+// VEC step and the rq tables are dropped; each output row's ACC lanes are DMA-stored straight from ACC to y as
+// little-endian int32 (y's pixels `cpitch` >= 4 C bytes apart), the store waiting on M. The ACC set is reused two
+// steps later, ordered through the DMA queue as above (the store of step s precedes the band load of step s + 2).
 // Weight zero points: the MAC array subtracts x's only, so B holds w - zw[oc] in int8 parts (emit/weights.hpp), one
 // mac.mma per tap and part; with every zero point 0 there is one part and B is w.
-// Refused with a rule (the host runs these): lower-conv-layout (shapes that do not chain, pitches not multiples of 16 or below C, a
-// group count that does not divide the channels, an int32 output below 4 C bytes per pixel or with a bias, clamp or
-// lut), lower-conv-budget (one output row with a 16-channel tile does not
-// fit LMEM / ACC, or a row is wider than mac.cfg's 1024 rows: rows are not split yet).
+// Refused with a rule (the host runs these): lower-conv-layout (x or y not the plan's images, a float plan, pitches
+// not multiples of 16 or below C, an int32 output below 4 C bytes per pixel or with a bias, clamp or lut),
+// lower-conv-budget (one output row with a 16-channel tile does not fit LMEM / ACC, or a row is wider than mac.cfg's
+// 1024 rows: rows are not split yet).
 //
 // ConvTranspose (lower_conv_transpose) is the host's own two steps (ops::ConvTranspose): the zero-stuffed, padded
 // input in a DRAM scratch image (a zero-point row stored over every scratch row, then each input row loaded and
 // stored back with a pixel stride of s_w, at row stuff_begin + iy s_h; positions outside the scratch are cropped),
-// then lower_conv on it with ConvTranspose::conv_weights (flipped, transposed) and the geometry's equivalent
-// stride-1 convolution. All of it is on the in-order DMA queue ahead of the convolution's loads, so it needs no
-// event. The cost is the scratch traffic and s_h s_w times the MACs of a direct scatter (logged).
+// then lower_conv on it with ConvTranspose::conv_weights (flipped, transposed) and the same plan, whose geometry is
+// the equivalent stride-1 convolution of the stuffed input. All of it is on the in-order DMA queue ahead of the
+// convolution's loads, so it needs no event. The cost is the scratch traffic and s_h s_w times the MACs of a direct
+// scatter (logged).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -69,42 +72,42 @@ struct ConvOptions {
     /// A fused elementwise op after the requantization (Conv + Sigmoid, HardSwish, ...): its int8 -> int8 table is
     /// applied by lut.apply to each output tile in LMEM before the stores.
     std::optional<expr::Table256> lut = std::nullopt;
-    /// Store the int32 accumulator itself (ConvInteger: y[p, oc] = ACC[p, oc], 4 bytes per element, little endian)
-    /// instead of requantizing it; y.cpitch must then cover 4 C bytes. No bias, clamp or lut with it.
-    bool int32_output = false;
 };
 
+/// `plan`: the op's own plan (ops::Conv::plan; ops::ConvInteger::plan for the int32 sums; ops::ConvTranspose::plan,
+/// whose x is then the stuffed input, as lower_conv_transpose passes it); x and y must be its input and output.
 /// weights: ONNX order [Co, C / groups, kh, kw]; bias: empty or Co int32 values (accumulator units).
-inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x, std::span<const std::int8_t> weights,
-                  const ConvWindow& k, std::span<const std::int32_t> bias, const DramImage& y,
-                  const ConvOptions& opt = {}) {
+inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage& x,
+                         std::span<const std::int8_t> weights, std::span<const std::int32_t> bias, const DramImage& y,
+                         const ConvOptions& opt = {}) {
     const std::string what = b.name() + ": conv";
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
-    const std::int64_t C = x.c, Cp = x.cpitch, Co = y.c, G = k.groups, taps = k.kh * k.kw;
-    const std::int64_t pt = k.pads[0], pl = k.pads[1], pb = k.pads[2], pr = k.pads[3];
-    const std::int64_t Wp = pl + x.w + pr, Hp = pt + x.h + pb;
-    const auto extent = [](std::int64_t padded, std::int64_t kernel, std::int64_t s, std::int64_t d) {
-        const std::int64_t span = d * (kernel - 1) + 1;
-        return padded >= span && s > 0 ? (padded - span) / s + 1 : 0;
-    };
-    const std::int64_t Ho = extent(Hp, k.kh, k.sh, k.dh), Wo = extent(Wp, k.kw, k.sw, k.dw);
-    const bool i32 = opt.int32_output;
+    const ops::ConvGeometry& geo = plan.geometry;
+    const ops::ConvQuantPlan& qp = plan.quant;
+    const Shape xs = geo.conv_input(), ys = geo.out_shape;
+    if (xs.size() != 4 || plan.epilogue == ops::ConvEpilogue::float_sums)
+        return refuse("lower-conv-layout", "only quantized 2-D convolutions lower");
+    const ops::WindowParams& k = geo.conv.window;
+    const std::int64_t kh = k.kernel[0], kw = k.kernel[1], sh = k.strides[0], sw = k.strides[1], dh = k.dilations[0],
+                       dw = k.dilations[1];
+    const std::int64_t C = x.c, Cp = x.cpitch, Co = y.c, G = geo.conv.groups, taps = kh * kw;
+    const std::int64_t pt = k.pads_begin[0], pl = k.pads_begin[1], pb = k.pads_end[0], pr = k.pads_end[1];
+    const std::int64_t Wp = pl + x.w + pr, Hp = pt + x.h + pb, Ho = ys[2], Wo = ys[3];
+    const bool i32 = plan.epilogue == ops::ConvEpilogue::int32_sums;
     const std::int64_t esize = i32 ? 4 : 1;  // bytes per output element
-    const bool shapes_ok = k.kh >= 1 && k.kw >= 1 && k.sh >= 1 && k.sw >= 1 && k.dh >= 1 && k.dw >= 1 && pt >= 0 &&
-                           pl >= 0 && pb >= 0 && pr >= 0 && G >= 1 && C >= 1 && Co >= 1 && C % G == 0 && Co % G == 0;
-    if (!shapes_ok || Cp % 16 != 0 || Cp < C || y.cpitch % 16 != 0 || y.cpitch < esize * Co || y.h != Ho || y.w != Wo ||
-        Ho < 1 || Wo < 1 || x.offset % 16 != 0 || y.offset % 16 != 0 ||
-        static_cast<std::int64_t>(weights.size()) != Co * (C / std::max<std::int64_t>(G, 1)) * taps ||
+    if (xs[0] != 1 || x.h != xs[2] || x.w != xs[3] || C != xs[1] || Co != ys[1] || Cp % 16 != 0 || Cp < C ||
+        y.cpitch % 16 != 0 || y.cpitch < esize * Co || y.h != Ho || y.w != Wo || Ho < 1 || Wo < 1 ||
+        x.offset % 16 != 0 || y.offset % 16 != 0 || static_cast<std::int64_t>(weights.size()) != Co * (C / G) * taps ||
         (!bias.empty() && static_cast<std::int64_t>(bias.size()) != Co) ||
-        (!i32 && plan.multipliers.size() != static_cast<std::size_t>(Co)) ||
-        plan.zp_w.size() != static_cast<std::size_t>(Co))
+        (!i32 && qp.multipliers.size() != static_cast<std::size_t>(Co)) ||
+        qp.zp_w.size() != static_cast<std::size_t>(Co))
         return refuse("lower-conv-layout",
                       "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
-                          std::to_string(Cp) + "), kernel " + std::to_string(k.kh) + "x" + std::to_string(k.kw) +
+                          std::to_string(Cp) + "), kernel " + std::to_string(kh) + "x" + std::to_string(kw) +
                           ", groups " + std::to_string(G) + ", y " + std::to_string(y.h) + "x" + std::to_string(y.w) +
                           "x" + std::to_string(Co) + " (pitch " + std::to_string(y.cpitch) +
-                          "): shapes must chain, groups divide both channel counts, pitches be multiples of 16 "
-                          ">= the channels (y: >= 4 x the channels for an int32 output)");
+                          "): x and y must be the plan's input " + xs.str() + " and output " + ys.str() +
+                          ", pitches multiples of 16 >= the channels (y: >= 4 x the channels for an int32 output)");
     if (i32 && (!bias.empty() || opt.lut || !(opt.clamp == Clamp{})))
         return refuse(
             "lower-conv-layout",
@@ -112,14 +115,14 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
     const std::int64_t Cg = C / G, Cog = Co / G, Np = round16(Co);
     // weight zero points: each tap's product is taken once per part of w - zw (emit/weights.hpp)
     const std::int64_t P =
-        weight_parts(weights, [&](std::size_t i) { return plan.zp_w[i / static_cast<std::size_t>(Cg * taps)]; });
-    const std::int64_t Wv = (Wp + k.sw - 1) / k.sw, Wq = Wv * k.sw, prow = Wq * Cp;
+        weight_parts(weights, [&](std::size_t i) { return qp.zp_w[i / static_cast<std::size_t>(Cg * taps)]; });
+    const std::int64_t Wv = (Wp + sw - 1) / sw, Wq = Wv * sw, prow = Wq * Cp;
     // Plane rows for R output rows: plane ph holds R + max(ky dh / sh) rows over the taps of residue ph.
     const auto plane_rows = [&](std::int64_t rows) {
-        std::vector<std::int64_t> q(static_cast<std::size_t>(k.sh), 0);
-        for (std::int64_t ky = 0; ky < k.kh; ++ky) {
-            auto& v = q[static_cast<std::size_t>(ky * k.dh % k.sh)];
-            v = std::max(v, rows + ky * k.dh / k.sh);
+        std::vector<std::int64_t> q(static_cast<std::size_t>(sh), 0);
+        for (std::int64_t ky = 0; ky < kh; ++ky) {
+            auto& v = q[static_cast<std::size_t>(ky * dh % sh)];
+            v = std::max(v, rows + ky * dh / sh);
         }
         return q;
     };
@@ -153,7 +156,7 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
         const double md = static_cast<double>(m_of(r)), kb = static_cast<double>(Cp / 16),
                      tb = static_cast<double>(t / 16), rd = static_cast<double>(r);
         const double mac = nts * mts * static_cast<double>(P * taps) * (kb * tb * (16 + md) + 8);
-        const double load = static_cast<double>(k.sh) * 64 +
+        const double load = static_cast<double>(sh) * 64 +
                             static_cast<double>(band_bytes(r) / prow) * (2 + static_cast<double>(x.w * Cp) / 16);
         const double store = rd * (64 + static_cast<double>(Wo) * (2 + static_cast<double>(esize) * tb));
         const double dma =
@@ -179,8 +182,8 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
     if (G > 1)
         b.note(what + ": " + std::to_string(G) + " groups as a block-diagonal B: " + std::to_string(G - 1) + " of " +
                std::to_string(G) + " MACs multiply zeros");
-    if (k.sh > 1)
-        b.note(what + ": stride " + std::to_string(k.sh) + " over rows: the band is stored as " + std::to_string(k.sh) +
+    if (sh > 1)
+        b.note(what + ": stride " + std::to_string(sh) + " over rows: the band is stored as " + std::to_string(sh) +
                " phase planes");
     if (P > 1)
         b.note(what + ": weight zero points: w - zw in " + std::to_string(P) + " int8 parts, " + std::to_string(P) +
@@ -198,7 +201,7 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
                 for (std::int64_t t = 0; t < taps; ++t)
                     for (std::int64_t p = 0; p < P; ++p) {
                         const std::int32_t d = weights[static_cast<std::size_t>((oc * Cg + ci) * taps + t)] -
-                                               plan.zp_w[static_cast<std::size_t>(oc)];
+                                               qp.zp_w[static_cast<std::size_t>(oc)];
                         tile[static_cast<std::size_t>(((t * P + p) * Cp + g * Cg + ci) * nt + n)] =
                             static_cast<std::uint8_t>(weight_part(d, static_cast<int>(p)));
                     }
@@ -208,7 +211,7 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
     Buffer tab;
     if (!i32) {
         std::vector<std::uint8_t> tables;
-        t_at = append_tile_tables(tables, plan.rounding, plan.zp_y, Co, nt, bias, plan.multipliers, opt.clamp);
+        t_at = append_tile_tables(tables, qp.rounding, qp.zp_y, Co, nt, bias, qp.multipliers, opt.clamp);
         JANUS_TRY(tab, load_constant(b, Mem::lmem, tables, "conv rq tables"));
     }
 
@@ -243,7 +246,7 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
         loaded[s] = std::move(l), product[s] = std::move(m), done[s] = std::move(v);
     }
     const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
-    const std::int64_t zp = static_cast<std::int8_t>(plan.zp_x);  // dma.fill writes the int8 zero point
+    const std::int64_t zp = static_cast<std::int8_t>(qp.zp_x);  // dma.fill writes the int8 zero point
     const std::vector<std::int64_t> planes = plane_rows(rows_per_tile);
     std::vector<std::int64_t> plane_at(planes.size(), 0);  // a plane's first row, in band rows
     for (std::size_t ph = 1; ph < planes.size(); ++ph) plane_at[ph] = plane_at[ph - 1] + planes[ph - 1];
@@ -277,7 +280,7 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
             // plane row q holds padded row (y0 + q) sh + ph; image rows are [pt, pt + H)
             std::int64_t q0 = -1, q1 = -1;
             for (std::int64_t q = 0; q < planes[ph]; ++q) {
-                const std::int64_t py = (y0 + q) * k.sh + static_cast<std::int64_t>(ph);
+                const std::int64_t py = (y0 + q) * sh + static_cast<std::int64_t>(ph);
                 const std::int64_t dst = band[s].address() + (plane_at[ph] + q) * prow;
                 if (py < pt || py >= pt + x.h) {
                     if (py < Hp) work.push_back({true, dst, 0, 1});  // rows past the padded image are never read
@@ -289,7 +292,7 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
             if (q0 >= 0)
                 work.push_back({false, band[s].address() + (plane_at[ph] + q0) * prow + pl * Cp,
                                 static_cast<std::int64_t>(x.offset) +
-                                    ((y0 + q0) * k.sh + static_cast<std::int64_t>(ph) - pt) * x.w * Cp,
+                                    ((y0 + q0) * sh + static_cast<std::int64_t>(ph) - pt) * x.w * Cp,
                                 q1 - q0});
         }
         if (i == 0) {  // a new N tile: its packed B, one contiguous transfer
@@ -306,7 +309,7 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
                 JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
                 JANUS_CHECK(b.emit("dma.fill", {r1, zp, prow}, sync));
             } else {
-                JANUS_CHECK(b.emit("dma.cfg", {t.rows, k.sh * x.w * Cp, prow}));
+                JANUS_CHECK(b.emit("dma.cfg", {t.rows, sh * x.w * Cp, prow}));
                 JANUS_CHECK(li(r2, t.src));
                 JANUS_CHECK(b.emit("dma.load", {r1, x.region, r2, x.w * Cp}, sync));
             }
@@ -317,16 +320,16 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
     const auto mac_step = [&](std::int64_t step) -> Status {
         const std::int64_t j = step / mtiles, m = m_of(rows_of(step % mtiles));
         const auto s = static_cast<std::size_t>(step % 2);
-        JANUS_CHECK(b.emit("mac.cfg", {m, Cp, nt, k.sw * Cp}));
+        JANUS_CHECK(b.emit("mac.cfg", {m, Cp, nt, sw * Cp}));
         JANUS_CHECK(li(r3, acc[s].address()));
         for (std::int64_t t = 0; t < taps; ++t) {
-            const std::int64_t ky = t / k.kw, kx = t % k.kw, ph = ky * k.dh % k.sh;
-            JANUS_CHECK(li(r1, band[s].address() + (plane_at[static_cast<std::size_t>(ph)] + ky * k.dh / k.sh) * prow +
-                                   kx * k.dw * Cp));
+            const std::int64_t ky = t / kw, kx = t % kw, ph = ky * dh % sh;
+            JANUS_CHECK(li(r1, band[s].address() + (plane_at[static_cast<std::size_t>(ph)] + ky * dh / sh) * prow +
+                                   kx * dw * Cp));
             for (std::int64_t p = 0; p < P; ++p) {
                 const bool first = t == 0 && p == 0, last = t + 1 == taps && p + 1 == P;
                 JANUS_CHECK(li(r2, bset[static_cast<std::size_t>(j % bsets)].address() + (t * P + p) * Cp * nt));
-                JANUS_CHECK(b.emit(first ? "mac.mm" : "mac.mma", {r3, r1, r2, plan.zp_x},
+                JANUS_CHECK(b.emit(first ? "mac.mm" : "mac.mma", {r3, r1, r2, qp.zp_x},
                                    Sync{first ? &loaded[s] : nullptr, last ? &product[s] : nullptr}));
             }
         }
@@ -378,42 +381,44 @@ inline Status lower_conv(Builder& b, const ops::ConvQuantPlan& plan, const DramI
     return ok_status();
 }
 
-/// ConvTranspose: `xt` is x's type ([1, C, H, W], quantized), `w` the weights in ConvTranspose's dialect
-/// [C, Co / groups, kh, kw]; `scratch` receives the stuffed input and must be the geometry's T_h x T_w image of C
-/// channels at x's pitch (conv_transpose_scratch gives it). bias: empty or Co int32 values.
-inline Result<DramImage> conv_transpose_scratch(const ops::TensorType& xt, const ops::TensorType& wt,
-                                                const ops::ConvTranspose::Attrs& a, int region, std::uint32_t offset) {
-    const ops::TensorType types[2] = {xt, wt};
-    JANUS_TRY(const auto g, ops::ConvTranspose::geometry(types, a));
-    if (g.stuffed.size() != 2)
-        return make_error("conv_transpose_scratch", "x", "lower-conv-layout", "only 2-D convolutions are lowered");
-    return DramImage{region, offset, g.stuffed[0], g.stuffed[1], xt.shape[1], round16(xt.shape[1])};
+/// ConvTranspose's scratch image: the plan's stuffed input (T_h x T_w pixels of C channels, pitch round16(C)).
+inline Result<DramImage> conv_transpose_scratch(const ops::ConvPlan& plan, int region, std::uint32_t offset) {
+    const ops::ConvGeometry& geo = plan.geometry;
+    if (geo.stuffed.size() != 2)
+        return make_error("conv_transpose_scratch", "x", "lower-conv-layout",
+                          "only 2-D ConvTranspose plans are lowered");
+    const std::int64_t C = geo.x_shape[1];
+    return DramImage{region, offset, geo.stuffed[0], geo.stuffed[1], C, round16(C)};
 }
 
-inline Status lower_conv_transpose(Builder& b, const ops::ConvQuantPlan& plan, const ops::TensorType& xt, const Tensor& w,
-                            const ops::ConvTranspose::Attrs& a, std::span<const std::int32_t> bias, const DramImage& x,
-                            const DramImage& scratch, const DramImage& y, const ConvOptions& opt = {}) {
+/// ConvTranspose: `plan` is ops::ConvTranspose::plan's, `w` the weights in ConvTranspose's dialect
+/// [C, Co / groups, kh, kw]; x must be the plan's input; `scratch` receives the stuffed input and must be
+/// conv_transpose_scratch's image at x's pitch. bias: empty or Co int32 values.
+inline Status lower_conv_transpose(Builder& b, const ops::ConvPlan& plan, const Tensor& w,
+                                   std::span<const std::int32_t> bias, const DramImage& x, const DramImage& scratch,
+                                   const DramImage& y, const ConvOptions& opt = {}) {
     const std::string what = b.name() + ": conv_transpose";
-    const ops::TensorType types[2] = {xt, ops::type_of(w)};
-    JANUS_TRY(const auto g, ops::ConvTranspose::geometry(types, a));
-    JANUS_TRY(const DramImage want, conv_transpose_scratch(xt, types[1], a, scratch.region, scratch.offset));
+    const ops::ConvGeometry& geo = plan.geometry;
+    JANUS_TRY(const DramImage want, conv_transpose_scratch(plan, scratch.region, scratch.offset));
+    const Shape& xs = geo.x_shape;
     const std::int64_t Cp = x.cpitch, Th = want.h, Tw = want.w, row = Tw * Cp;
-    if (xt.shape.size() != 4 || xt.shape[0] != 1 || x.c != xt.shape[1] || x.h != xt.shape[2] || x.w != xt.shape[3] ||
+    if (xs[0] != 1 || x.c != xs[1] || x.h != xs[2] || x.w != xs[3] ||
         scratch.h != Th || scratch.w != Tw || scratch.c != x.c || scratch.cpitch != Cp || Cp % 16 != 0 || Cp < x.c ||
         scratch.offset % 16 != 0 || x.offset % 16 != 0 || w.dtype != DType::i8)
         return make_error(what, "", "lower-conv-layout",
                           "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(x.c) +
                               " (pitch " + std::to_string(Cp) + "), scratch " + std::to_string(scratch.h) + "x" +
-                              std::to_string(scratch.w) + ": x must match its type, int8 weights, and the scratch be " +
-                              std::to_string(Th) + "x" + std::to_string(Tw) + " at x's pitch");
+                              std::to_string(scratch.w) + ": x must be the plan's input " + xs.str() +
+                              ", int8 weights, and the scratch be " + std::to_string(Th) + "x" + std::to_string(Tw) +
+                              " at x's pitch");
     if (row > b.largest_free(Mem::lmem) || x.w * Cp > b.largest_free(Mem::lmem) - row)
         return make_error(what, "", "lower-conv-budget",
                           "a stuffed row of " + std::to_string(row) + " B and an input row of " +
                               std::to_string(x.w * Cp) + " B do not fit the " +
                               std::to_string(b.largest_free(Mem::lmem)) + " B of free LMEM");
-    JANUS_TRY(const Tensor wc, ops::ConvTranspose::conv_weights(w, a.group, ops::OpContext{}, what));
+    JANUS_TRY(const Tensor wc, ops::ConvTranspose::conv_weights(w, geo.conv.groups, ops::OpContext{}, what));
     const std::vector<std::int8_t> wv = wc.to_vector<std::int8_t>();
-    const std::int64_t sh = g.stride[0], sw = g.stride[1], bh = g.stuff_begin[0], bw = g.stuff_begin[1];
+    const std::int64_t sh = geo.stride[0], sw = geo.stride[1], bh = geo.stuff_begin[0], bw = geo.stuff_begin[1];
 
     auto txn = b.transaction();
     {
@@ -426,7 +431,8 @@ inline Status lower_conv_transpose(Builder& b, const ops::ConvQuantPlan& plan, c
         JANUS_TRY(Reg r2, b.reg("conv_transpose DRAM address"));
         JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
         JANUS_CHECK(b.emit("li", {r1, zrow.address()}));
-        JANUS_CHECK(b.emit("dma.fill", {r1, static_cast<std::int64_t>(static_cast<std::int8_t>(plan.zp_x)), row}));
+        const std::int64_t zp = static_cast<std::int8_t>(plan.quant.zp_x);  // dma.fill writes the int8 zero point
+        JANUS_CHECK(b.emit("dma.fill", {r1, zp, row}));
         for (std::int64_t r0 = 0; r0 < Th; r0 += 4096) {  // dma.cfg counts at most 4096 rows
             JANUS_CHECK(b.emit("dma.cfg", {std::min<std::int64_t>(4096, Th - r0), 0, row}));
             JANUS_CHECK(b.emit("li", {r2, static_cast<std::int64_t>(scratch.offset) + r0 * row}));
@@ -448,9 +454,7 @@ inline Status lower_conv_transpose(Builder& b, const ops::ConvQuantPlan& plan, c
             JANUS_CHECK(b.emit("dma.store", {scratch.region, r2, r1, Cp}));
         }
     }
-    const ConvWindow k{w.shape()[2], w.shape()[3], 1, 1, g.conv.window.dilations[0], g.conv.window.dilations[1],
-                       {0, 0, 0, 0}, a.group};
-    JANUS_CHECK(lower_conv(b, plan, scratch, wv, k, bias, y, opt));
+    JANUS_CHECK(lower_conv(b, plan, scratch, wv, bias, y, opt));  // the plan's equivalent stride-1 Conv
     txn.commit();
     return ok_status();
 }

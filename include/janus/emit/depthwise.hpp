@@ -1,6 +1,7 @@
 #pragma once
 // Lowering of a depthwise convolution (ops/conv.hpp's Conv with group == C, any strides and dilations) to VEC
-// accumulation, from the op's own ConvQuantPlan:
+// accumulation, from the op's own plan (ops::Conv::plan: window, pads, output extents and requantization are the
+// plan's; the emitter derives none and checks that x and y are the plan's input and output):
 //     ACC[p, c] = sum over taps (ky, kx) of (x[y sh + ky dh - pt, p + kx dw - pl, c] - zp_x) * w[c, ky, kx]   (vec.mac)
 //     y[p, c]   = sat8(rq(ACC[p, c] + bias[c], M[c]) + zp_y)                                          (vec.rq)
 //
@@ -20,7 +21,8 @@
 // signals T[s], and the store waits T[s]); reuse two rows later is ordered through the DMA queue.
 // Weight zero points: vec.mac subtracts x's only, so the replicated weights hold w - zw[c] in int8 parts
 // (emit/weights.hpp), one vec.mac per tap and part; with every zero point 0 there is one part.
-// Refused with a rule: lower-depthwise-layout (shapes that do not chain, a pitch that is not a multiple of 16 or below C),
+// Refused with a rule: lower-depthwise-layout (x or y not the plan's images, group != C, a plan that does not
+// requantize, a pitch that is not a multiple of 16 or below C),
 // lower-depthwise-budget (the row buffers, replicated weights and ACC rows do not fit: rows are not split yet).
 #include <array>
 #include <optional>
@@ -42,42 +44,41 @@ struct DramImage {
     std::int64_t h = 0, w = 0, c = 0, cpitch = 0;
 };
 
-/// A 2-D convolution window: kernel, strides, dilations, pads {top, left, bottom, right} and groups (ONNX Conv).
-struct ConvWindow {
-    std::int64_t kh = 1, kw = 1;
-    std::int64_t sh = 1, sw = 1;
-    std::int64_t dh = 1, dw = 1;
-    std::array<std::int64_t, 4> pads{};
-    std::int64_t groups = 1;
-};
-
-/// weights: ONNX order [C, 1, kh, kw]. bias: empty or C int32 values. `k.groups` is not read (it is C).
-inline Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
-                       std::span<const std::int8_t> weights, const ConvWindow& k, std::span<const std::int32_t> bias,
-                       const DramImage& y, Clamp clamp = {}, const std::optional<expr::Table256>& lut = std::nullopt) {
+/// `plan`: the Conv's own plan (ops::Conv::plan, group == C, requantized); x and y must be its input and output.
+/// weights: ONNX order [C, 1, kh, kw]. bias: empty or C int32 values.
+inline Status lower_depthwise(Builder& b, const ops::ConvPlan& plan, const DramImage& x,
+                              std::span<const std::int8_t> weights, std::span<const std::int32_t> bias,
+                              const DramImage& y, Clamp clamp = {},
+                              const std::optional<expr::Table256>& lut = std::nullopt) {
     const std::string what = b.name() + ": depthwise";
-    const std::int64_t kh = k.kh, kw = k.kw, sh = k.sh, sw = k.sw, dh = k.dh, dw = k.dw;
-    const std::int64_t C = x.c, Cp = x.cpitch, pt = k.pads[0], pl = k.pads[1], pb = k.pads[2], pr = k.pads[3];
-    const std::int64_t Wp = x.w + pl + pr, eh = dh * (kh - 1) + 1, ew = dw * (kw - 1) + 1;
-    const std::int64_t Ho = sh > 0 && x.h + pt + pb >= eh ? (x.h + pt + pb - eh) / sh + 1 : 0;
-    const std::int64_t Wo = sw > 0 && Wp >= ew ? (Wp - ew) / sw + 1 : 0;
-    // a buffered row holds the Wp padded pixels as sw phases (pixel p at phase p mod sw, index p / sw) of Wv pixels
-    const std::int64_t Wv = sw > 0 ? (Wp + sw - 1) / sw : 0;
     const auto refuse = [&](const char* rule, const std::string& why) { return make_error(what, "", rule, why); };
-    if (kh < 1 || kw < 1 || sh < 1 || sw < 1 || dh < 1 || dw < 1 || pt < 0 || pl < 0 || pb < 0 || pr < 0 || C < 1 ||
+    const ops::ConvGeometry& geo = plan.geometry;
+    const ops::ConvQuantPlan& qp = plan.quant;
+    const Shape xs = geo.conv_input(), ys = geo.out_shape;
+    if (xs.size() != 4 || plan.epilogue != ops::ConvEpilogue::requantize)
+        return refuse("lower-depthwise-layout", "only requantized 2-D convolutions lower to the depthwise kernel");
+    const ops::WindowParams& k = geo.conv.window;
+    const std::int64_t kh = k.kernel[0], kw = k.kernel[1], sh = k.strides[0], sw = k.strides[1], dh = k.dilations[0],
+                       dw = k.dilations[1];
+    const std::int64_t C = x.c, Cp = x.cpitch, pt = k.pads_begin[0], pl = k.pads_begin[1], pr = k.pads_end[1];
+    const std::int64_t Wp = x.w + pl + pr, Ho = ys[2], Wo = ys[3];
+    // a buffered row holds the Wp padded pixels as sw phases (pixel p at phase p mod sw, index p / sw) of Wv pixels
+    const std::int64_t Wv = (Wp + sw - 1) / sw;
+    if (xs[0] != 1 || x.h != xs[2] || x.w != xs[3] || C != xs[1] || geo.conv.groups != C || ys[1] != C || C < 1 ||
         Cp % 16 != 0 || Cp < C || y.cpitch != Cp || y.c != C || y.h != Ho || y.w != Wo || Ho < 1 || Wo < 1 ||
         x.offset % 16 != 0 || y.offset % 16 != 0 || static_cast<std::int64_t>(weights.size()) != C * kh * kw ||
         (!bias.empty() && static_cast<std::int64_t>(bias.size()) != C) ||
-        plan.multipliers.size() != static_cast<std::size_t>(C) || plan.zp_w.size() != static_cast<std::size_t>(C))
+        qp.multipliers.size() != static_cast<std::size_t>(C) || qp.zp_w.size() != static_cast<std::size_t>(C))
         return refuse("lower-depthwise-layout",
                       "x " + std::to_string(x.h) + "x" + std::to_string(x.w) + "x" + std::to_string(C) + " (pitch " +
                           std::to_string(Cp) + "), kernel " + std::to_string(kh) + "x" + std::to_string(kw) + ", y " +
                           std::to_string(y.h) + "x" + std::to_string(y.w) + "x" + std::to_string(y.c) + " (pitch " +
-                          std::to_string(y.cpitch) + "): shapes must chain and pitches be equal multiples of 16 >= C");
+                          std::to_string(y.cpitch) + "): x and y must be the plan's input " + xs.str() +
+                          " and output " + ys.str() + " (group = C) and pitches equal multiples of 16 >= C");
     const std::int64_t row = Wo * Cp, prow = sw * Wv * Cp, taps = kh * kw;
     // weight zero points: one vec.mac per tap and part of w - zw (emit/weights.hpp)
     const std::int64_t P =
-        weight_parts(weights, [&](std::size_t i) { return plan.zp_w[i / static_cast<std::size_t>(taps)]; });
+        weight_parts(weights, [&](std::size_t i) { return qp.zp_w[i / static_cast<std::size_t>(taps)]; });
     const std::int64_t lmem = 2 * kh * prow + P * taps * row + 16 + 16 * Cp + 2 * row;
     if (2 * row * 4 > static_cast<std::int64_t>(vnpu::sim::acc_size) || lmem > b.largest_free(Mem::lmem))
         return refuse("lower-depthwise-budget",
@@ -101,14 +102,14 @@ inline Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const 
             for (std::int64_t p = 0; p < Wo; ++p)
                 for (std::int64_t c = 0; c < C; ++c) {
                     const std::int32_t d =
-                        weights[static_cast<std::size_t>(c * taps + t)] - plan.zp_w[static_cast<std::size_t>(c)];
+                        weights[static_cast<std::size_t>(c * taps + t)] - qp.zp_w[static_cast<std::size_t>(c)];
                     wrep[static_cast<std::size_t>((t * P + part) * row + p * Cp + c)] =
                         static_cast<std::uint8_t>(weight_part(d, static_cast<int>(part)));
                 }
     std::vector<std::uint8_t> table;
-    append_rq_table(table, plan.rounding, plan.zp_y, clamp.lo, clamp.hi, Cp,
+    append_rq_table(table, qp.rounding, qp.zp_y, clamp.lo, clamp.hi, Cp,
         [&](std::int64_t c) { return c < C && !bias.empty() ? bias[static_cast<std::size_t>(c)] : 0; },
-        [&](std::int64_t c) { return plan.multipliers[static_cast<std::size_t>(c < C ? c : 0)]; });
+        [&](std::int64_t c) { return qp.multipliers[static_cast<std::size_t>(c < C ? c : 0)]; });
     JANUS_TRY(Buffer wbuf, load_constant(b, Mem::lmem, wrep, "depthwise weights"));
     JANUS_TRY(Buffer tbuf, load_constant(b, Mem::lmem, table, "depthwise rq table"));
     std::array<Buffer, 2> in, out, acc;
@@ -131,7 +132,7 @@ inline Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const 
     }
     JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, lut, "depthwise"));
     const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
-    const std::int64_t zp = static_cast<std::int8_t>(plan.zp_x);  // dma.fill writes the int8 zero point
+    const std::int64_t zp = static_cast<std::int8_t>(qp.zp_x);  // dma.fill writes the int8 zero point
     // border pixels of every buffered row, per phase: written once per set (loads only write the image's pixels)
     const auto phase_at = [&](std::int64_t ph, std::int64_t j) { return (ph * Wv + j) * Cp; };  // byte in a row
     for (std::size_t s = 0; s < 2; ++s) {
@@ -205,7 +206,7 @@ inline Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const 
             JANUS_CHECK(li(r1, in[s].address() + (t / kw) * prow + phase_at(kx % sw, kx / sw)));
             for (std::int64_t part = 0; part < P; ++part) {
                 JANUS_CHECK(li(r2, wbuf.address() + (t * P + part) * row));
-                JANUS_CHECK(b.emit("vec.mac", {r3, r1, r2, plan.zp_x, row},
+                JANUS_CHECK(b.emit("vec.mac", {r3, r1, r2, qp.zp_x, row},
                                    Sync{t == 0 && part == 0 ? &loaded[s] : nullptr, nullptr}));
             }
         }
@@ -219,13 +220,6 @@ inline Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const 
     }
     txn.commit();
     return ok_status();
-}
-
-/// Stride 1, dilation 1: pads {top, left, bottom, right}.
-inline Status lower_depthwise(Builder& b, const ops::ConvQuantPlan& plan, const DramImage& x,
-                       std::span<const std::int8_t> weights, std::int64_t kh, std::int64_t kw,
-                       std::array<std::int64_t, 4> pads, std::span<const std::int32_t> bias, const DramImage& y) {
-    return lower_depthwise(b, plan, x, weights, ConvWindow{kh, kw, 1, 1, 1, 1, pads, x.c}, bias, y);
 }
 
 }  // namespace janus::emit

@@ -171,7 +171,7 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
      "MatMul; not lowered yet: transA, a 2-D C",
      "emit/matmul.cpp"},
     {"ConvInteger", Support::lowered,
-     "lower_conv with ConvOptions::int32_output (mac.mm / mac.mma per tap and weight part; the int32 sums DMA-stored "
+     "lower_conv with ConvInteger's plan (int32 sums: mac.mm / mac.mma per tap and weight part; the sums DMA-stored "
      "straight from ACC, no vec.rq)",
      "int8 NHWC (uint8 through the importer's shift by 128), any kernel, strides, dilations, pads and groups; "
      "per-tensor or per-channel weight zero points (w - zw in int8 parts, one MAC each); int32 output pixels "

@@ -997,30 +997,19 @@ inline Status lower_conv_node(NodeLowering& nl) {
     const Value& wv = g.value(n.inputs[1]);
     if (nl.input(0).form != Placement::Form::image || wv.type.shape.size() != 4)
         return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
-    JANUS_TRY(auto geo, integer ? ops::ConvInteger::geometry(types, a) : ops::Conv::geometry(types, a));
-    const auto& win = geo.conv.window;
-    const emit::ConvWindow cw{wv.type.shape[2],
-                              wv.type.shape[3],
-                              win.strides[0],
-                              win.strides[1],
-                              win.dilations[0],
-                              win.dilations[1],
-                              {win.pads_begin[0], win.pads_begin[1], win.pads_end[0], win.pads_end[1]},
-                              geo.conv.groups};
-    const std::int64_t co = wv.type.shape[0];
-    JANUS_TRY(auto plan, integer ? ops::ConvInteger::zero_points(types, a)
-                                 : ops::plan_conv_quant(types[0], types[1], out.type, co, false, nl.rounding(), what));
+    JANUS_TRY(const ops::ConvPlan plan, integer ? ops::ConvInteger::plan(types, a, out.type)
+                                                : ops::Conv::plan(types, a, out.type, nl.rounding()));
     JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
     const auto w = const_data<std::int8_t>(wv);
     const Placement x = nl.input(0);
     const Placement y = nl.place_result(form);
     // the depthwise kernel requantizes on VEC (vec.mac): an int32 output takes lower_conv's block diagonal
-    const bool depthwise = !integer && cw.groups == x.c && co == x.c && wv.type.shape[1] == 1 && cw.groups > 1;
+    const std::int64_t groups = plan.geometry.conv.groups, co = plan.geometry.out_shape[1];
+    const bool depthwise = !integer && groups == x.c && co == x.c && wv.type.shape[1] == 1 && groups > 1;
     nl.log((depthwise ? "lower_depthwise" : "lower_conv"));
     const emit::Clamp clamp = nl.clamp();
-    st = depthwise
-             ? emit::lower_depthwise(b, plan, x.image(), w, cw, bias, y.image(), clamp, nl.lut())
-             : emit::lower_conv(b, plan, x.image(), w, cw, bias, y.image(), {0, 0, clamp, nl.lut(), integer});
+    st = depthwise ? emit::lower_depthwise(b, plan, x.image(), w, bias, y.image(), clamp, nl.lut())
+                   : emit::lower_conv(b, plan, x.image(), w, bias, y.image(), {0, 0, clamp, nl.lut()});
     return nl.named(st);
 }
 
@@ -1036,17 +1025,17 @@ inline Status lower_conv_transpose_node(NodeLowering& nl) {
     if (nl.input(0).form != Placement::Form::image || form.form != Placement::Form::image ||
         wv.type.shape.size() != 4)
         return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
-    JANUS_TRY(auto plan, ops::plan_conv_quant(types[0], types[1], out.type, out.type.shape[1], true, nl.rounding(), what));
+    JANUS_TRY(const ops::ConvPlan plan, ops::ConvTranspose::plan(types, a, out.type, nl.rounding()));
     JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
     const Placement x = nl.input(0);
     const Placement y = nl.place_output(form);
-    JANUS_TRY(emit::DramImage stuffed, emit::conv_transpose_scratch(types[0], types[1], a, 1, 0));
+    JANUS_TRY(emit::DramImage stuffed, emit::conv_transpose_scratch(plan, 1, 0));
     // the stuffed image lives for this kernel only: the barrier before the next kernel ends its last read
     stuffed.offset = nl.scratch(stuffed.h * stuffed.w * stuffed.cpitch);
     nl.log("lower_conv_transpose (stuffed input: scratch @" +
                     std::to_string(stuffed.offset) + ", " + std::to_string(stuffed.h) + "x" +
                     std::to_string(stuffed.w) + ")");
-    st = emit::lower_conv_transpose(b, plan, types[0], *wv.data, a, bias, x.image(), stuffed, y.image());
+    st = emit::lower_conv_transpose(b, plan, *wv.data, bias, x.image(), stuffed, y.image());
     nl.release_scratch(stuffed.offset);
     return nl.named(st);
 }

@@ -4,6 +4,9 @@
 // inputs, by a requantization epilogue `map`. ConvTranspose is turned into that same contract by two data movements
 // built from primitives (an index_map and views), never by a private loop nest.
 // ConvInteger (below Conv) is Conv's contract without the epilogue: its int32 sums are the result.
+// One definition: each op's `plan` (Conv::plan, ConvInteger::plan, ConvTranspose::plan) is its only planning entry;
+// its ConvPlan (geometry with the output extents, epilogue kind, ConvQuantPlan) is what run() executes and what the
+// NPU emitters (emit/conv.hpp, emit/depthwise.hpp) lower.
 //
 // Conv (X [N, C, D..], W [Cout, C/group, k..], optional B [Cout]):
 //   geometry: strides, dilations, pads = [b_1.., e_1..] (asymmetric), group; auto_pad
@@ -124,6 +127,39 @@ struct ConvQuantPlan {
     numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of the epilogue's rq
 };
 
+/// Resolved geometry of a convolution: the contract's window and groups, the input and output shapes.
+struct ConvGeometry {
+    ConvParams conv;  ///< the contract's parameters, kernel filled in (ConvTranspose: those of the equivalent stride-1
+                      ///< Conv on the stuffed input)
+    Shape x_shape;    ///< the op's input X [N, C, L..]
+    Shape out_shape;  ///< [N, Cout, O..]
+    // ConvTranspose only: stuffed-and-padded input extent T, begin pad P = (k - 1) d - b (may be negative), strides.
+    Dims stuffed, stuff_begin, stride;
+
+    /// The contract's input: X's shape, or ConvTranspose's stuffed input [N, C, T..].
+    Shape conv_input() const {
+        Shape s = x_shape;
+        for (int a = 0; a < stuffed.size(); ++a) s[2 + a] = stuffed[a];
+        return s;
+    }
+};
+
+/// What becomes of a convolution's accumulator.
+enum class ConvEpilogue {
+    float_sums,  ///< float32 operands: the float sums are the result (ConvPlan::quant unused)
+    int32_sums,  ///< ConvInteger: the int32 sums are the result (ConvPlan::quant holds zp_x and zp_w only)
+    requantize,  ///< quantized Conv, ConvTranspose: y = sat(rq(acc, M[oc]) + zp_y) (ConvPlan::quant whole)
+};
+
+/// Everything a convolution computes, decided from types alone by the op's one planning entry (Conv::plan,
+/// ConvInteger::plan, ConvTranspose::plan): the host kernel (run_conv_kernel) and the emitters (emit/conv.hpp,
+/// emit/depthwise.hpp) read their window, pads, output extents and epilogue from it and derive none of their own.
+struct ConvPlan {
+    ConvGeometry geometry;
+    ConvEpilogue epilogue = ConvEpilogue::float_sums;
+    ConvQuantPlan quant;
+};
+
 namespace detail {
 
 /// Per-output-channel view of the weight quantization: Conv reads axis 0 (channel oc); ConvTranspose axis 1
@@ -138,14 +174,6 @@ inline void conv_weight_channels(const numeric::QuantParams& q, std::int64_t cou
         zp.push_back(q.zero_point(c));
     }
 }
-
-/// Resolved geometry shared by both ops' shape rules.
-struct ConvGeometry {
-    ConvParams conv;      ///< the contract's parameters (ConvTranspose: those of the equivalent stride-1 Conv)
-    Shape out_shape;
-    // ConvTranspose only: stuffed-and-padded input extent T and begin pad P = (k - 1) d - b (may be negative).
-    Dims stuffed, stuff_begin, stride;
-};
 
 inline Result<Dims> conv_dims(const std::vector<std::int64_t>& v, int spatial, std::int64_t dflt,
                               const std::string& what, const char* name, std::size_t factor = 1) {
@@ -188,6 +216,7 @@ inline Result<ConvGeometry> conv_geometry(const Shape& x, const Shape& w, const 
     const int sp = x.size() - 2;
     JANUS_CHECK(check_kernel_shape(a.kernel_shape, w, what));
     ConvGeometry g;
+    g.x_shape = x;
     g.conv.groups = a.group;
     WindowParams& wp = g.conv.window;
     for (int k = 2; k < w.size(); ++k) wp.kernel.push_back(w[k]);
@@ -243,10 +272,12 @@ inline Result<ConvGeometry> conv_transpose_geometry(const Shape& x, const Shape&
         return make_error(what, "pads", "pads-with-auto-pad",
                           "pads cannot be given together with auto_pad " + a.auto_pad + " (ONNX)");
     ConvGeometry g;
+    g.x_shape = x;
     g.out_shape = x;
     g.out_shape[1] = w[1] * a.group;
     g.conv.groups = a.group;
     WindowParams& wp = g.conv.window;
+    for (int k = 2; k < w.size(); ++k) wp.kernel.push_back(w[k]);
     wp.strides = Dims::filled(sp, 1);
     wp.dilations = d;
     wp.pads_begin = Dims::filled(sp, 0);
@@ -298,11 +329,10 @@ inline Result<ConvGeometry> conv_transpose_geometry(const Shape& x, const Shape&
         g.stuff_begin.push_back((k - 1) * d[i] - b);
     }
     // The equivalent Conv must be valid too (infer and run agree): stuffed input [N, C, T..], W' [Cout, Cin_g, k..].
-    Shape xs = x, ws = w;
-    for (int i = 0; i < sp; ++i) xs[2 + i] = g.stuffed[i];
+    Shape ws = w;
     ws[0] = g.out_shape[1];
     ws[1] = x[1] / a.group;
-    JANUS_CHECK(conv_output_shape(xs, ws, g.conv, what));
+    JANUS_CHECK(conv_output_shape(g.conv_input(), ws, g.conv, what));
     return g;
 }
 
@@ -383,9 +413,11 @@ inline Result<bool> check_conv_operands(std::span<const TensorType> in, std::int
     return q;
 }
 
+namespace detail {
+
 /// The requantization plan of a quantized convolution from types: per-output-channel zero points, scales and
 /// multipliers. Rules: quantized-output, output-quantization-required (and require_output_quant's rules), the
-/// multiplier's (ratio-below-2^30).
+/// multiplier's (ratio-below-2^30). Part of Conv::plan and ConvTranspose::plan.
 inline Result<ConvQuantPlan> plan_conv_quant(const TensorType& x, const TensorType& w, const TensorType& out,
                                              std::int64_t cout, bool transpose, numeric::Rounding rounding,
                                              const std::string& what) {
@@ -408,6 +440,8 @@ inline Result<ConvQuantPlan> plan_conv_quant(const TensorType& x, const TensorTy
     return p;
 }
 
+}  // namespace detail
+
 /// The epilogue expression: sat<To>(rq(acc, M[oc]) + zp_y) in the plan's rounding, channel = output channel (map
 /// channel axis 1).
 template <expr::Element To>
@@ -418,33 +452,35 @@ auto conv_epilogue(const ConvQuantPlan& p) {
                        cst(p.zp_y)));
 }
 
-/// Conv's kernel on operands already in Conv's dialect (W [Cout, Cin_g, k..]): the contract, then the epilogue.
-/// `plan` is null for float32.
-inline Result<Tensor> run_conv_kernel(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvParams& cp,
-                                      const ConvQuantPlan* plan, const TensorType& out, const OpContext& ctx,
-                                      const std::string& what) {
+/// Conv's kernel on operands already in Conv's dialect (W [Cout, Cin_g, k..]): the contract with the plan's
+/// geometry, then the plan's epilogue (none for float_sums and int32_sums).
+inline Result<Tensor> run_conv_kernel(const Tensor& x, const Tensor& w, const Tensor* bias, const ConvPlan& plan,
+                                      const TensorType& out, const OpContext& ctx, const std::string& what) {
     using namespace expr;
     const ContractOptions co{ctx.simd};
-    if (!plan) {
+    const ConvParams& cp = plan.geometry.conv;
+    if (plan.epilogue == ConvEpilogue::float_sums) {
         JANUS_TRY(Contracted c, run_conv_contract(In<0, float>{}, In<0, float>{}, x, w, bias, cp, co, what));
         return std::move(c.acc);
     }
+    const ConvQuantPlan& q = plan.quant;
     return visit_quant_dtype(x.dtype, [&](auto tx) -> Result<Tensor> {
         return visit_quant_dtype(w.dtype, [&](auto tw) -> Result<Tensor> {
             using Tx = typename decltype(tx)::type;
             using Tw = typename decltype(tw)::type;
-            const auto pre_x = sub(widen(In<0, Tx>{}), cst(plan->zp_x));
-            const auto pre_w = sub(widen(In<0, Tw>{}), chan<std::int32_t>(std::span<const std::int32_t>(plan->zp_w)));
+            const auto pre_x = sub(widen(In<0, Tx>{}), cst(q.zp_x));
+            const auto pre_w = sub(widen(In<0, Tw>{}), chan<std::int32_t>(std::span<const std::int32_t>(q.zp_w)));
             JANUS_TRY(Contracted c, run_conv_contract(pre_x, pre_w, x, w, bias, cp, co, what));
+            if (plan.epilogue == ConvEpilogue::int32_sums) return std::move(c.acc);
             return visit_quant_dtype(out.dtype, [&](auto ty) -> Result<Tensor> {
                 using To = typename decltype(ty)::type;
-                const auto post = conv_epilogue<To>(*plan);
+                const auto post = conv_epilogue<To>(q);
                 InputRanges r;
                 r.r[0] = c.acc_range;
                 r.set[0] = true;
                 JANUS_CHECK(prove_ranges(post, r, what + ": epilogue"));
-                for (std::size_t oc = 0; oc < plan->multipliers.size(); ++oc)
-                    JANUS_CHECK(numeric::requantize_range(c.acc_range, plan->multipliers[oc], plan->zp_y,
+                for (std::size_t oc = 0; oc < q.multipliers.size(); ++oc)
+                    JANUS_CHECK(numeric::requantize_range(c.acc_range, q.multipliers[oc], q.zp_y,
                                                           std::numeric_limits<std::int32_t>::min(),
                                                           std::numeric_limits<std::int32_t>::max(),
                                                           what + ": epilogue (output channel " + std::to_string(oc) +
@@ -468,6 +504,20 @@ inline Status check_conv_out(const TensorType& out, const Shape& shape, bool q, 
         return make_error(what, "output", "output-dtype", "a float convolution produces float32, not " + out.str());
     return ok_status();
 }
+
+/// Conv's and ConvTranspose's plan from their geometry: the output type checked, and for quantized operands the
+/// requantize epilogue (in the given rounding).
+inline Result<ConvPlan> conv_plan(ConvGeometry g, std::span<const TensorType> in, const TensorType& out,
+                                  bool transpose, numeric::Rounding rounding, const std::string& what) {
+    ConvPlan p;
+    p.geometry = std::move(g);
+    const bool q = in[0].quantized();
+    JANUS_CHECK(check_conv_out(out, p.geometry.out_shape, q, what));
+    if (!q) return p;
+    p.epilogue = ConvEpilogue::requantize;
+    JANUS_TRY(p.quant, plan_conv_quant(in[0], in[1], out, p.geometry.out_shape[1], transpose, rounding, what));
+    return p;
+}
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -479,31 +529,33 @@ struct Conv {
     using Attrs = ConvAttrs;
     static constexpr auto schema = conv_schema;
 
-    static Result<detail::ConvGeometry> geometry(std::span<const TensorType> in, const Attrs& a) {
+    /// The plan's geometry (infer's part of plan()).
+    static Result<ConvGeometry> geometry(std::span<const TensorType> in, const Attrs& a) {
         JANUS_CHECK(check_arity<Conv>(in));
         const std::string what = op_what<Conv>();
-        JANUS_TRY(detail::ConvGeometry g, detail::conv_geometry(in[0].shape, in[1].shape, a, what));
+        JANUS_TRY(ConvGeometry g, detail::conv_geometry(in[0].shape, in[1].shape, a, what));
         JANUS_CHECK(check_conv_operands(in, in[1].shape[0], false, what));
         return g;
     }
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
-        JANUS_TRY(detail::ConvGeometry g, geometry(in, a));
+        JANUS_TRY(ConvGeometry g, geometry(in, a));
         return TensorType{in[0].dtype, g.out_shape, std::nullopt};
+    }
+
+    /// The one planning entry: geometry and (quantized) the requantize epilogue in `rounding`, for the output `out`.
+    static Result<ConvPlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
+                                 numeric::Rounding rounding) {
+        JANUS_TRY(ConvGeometry g, geometry(in, a));
+        return detail::conv_plan(std::move(g), in, out, false, rounding, op_what<Conv>());
     }
 
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<Conv>(in));
-        const std::string what = op_what<Conv>();
         std::vector<TensorType> types;
         for (const auto& t : in) types.push_back(type_of(t));
-        JANUS_TRY(detail::ConvGeometry g, geometry(types, a));
-        const bool q = in[0].quantized();
-        JANUS_CHECK(detail::check_conv_out(out, g.out_shape, q, what));
-        const Tensor* bias = in.size() > 2 ? &in[2] : nullptr;
-        if (!q) return run_conv_kernel(in[0], in[1], bias, g.conv, nullptr, out, ctx, what);
-        JANUS_TRY(const ConvQuantPlan p, plan_conv_quant(types[0], types[1], out, in[1].shape()[0], false, ctx.rounding, what));
-        return run_conv_kernel(in[0], in[1], bias, g.conv, &p, out, ctx, what);
+        JANUS_TRY(const ConvPlan p, plan(types, a, out, ctx.rounding));
+        return run_conv_kernel(in[0], in[1], in.size() > 2 ? &in[2] : nullptr, p, out, ctx, op_what<Conv>());
     }
 };
 
@@ -520,54 +572,42 @@ struct ConvInteger {
     using Attrs = ConvAttrs;
     static constexpr auto schema = conv_schema;
 
-    static Result<detail::ConvGeometry> geometry(std::span<const TensorType> in, const Attrs& a) {
+    /// The plan's geometry (infer's part of plan()).
+    static Result<ConvGeometry> geometry(std::span<const TensorType> in, const Attrs& a) {
         JANUS_CHECK(check_arity<ConvInteger>(in));
         const std::string what = op_what<ConvInteger>();
         // int8/uint8 whose quantization holds the zero point; X has one
         for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(in[k], op_what<ConvInteger>(k), k == 1));
-        JANUS_TRY(detail::ConvGeometry g, detail::conv_geometry(in[0].shape, in[1].shape, a, what));
+        JANUS_TRY(ConvGeometry g, detail::conv_geometry(in[0].shape, in[1].shape, a, what));
         JANUS_CHECK(check_conv_operands(in, in[1].shape[0], false, what));
         return g;
     }
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
-        JANUS_TRY(detail::ConvGeometry g, geometry(in, a));
+        JANUS_TRY(ConvGeometry g, geometry(in, a));
         return TensorType{DType::i32, g.out_shape, std::nullopt};
     }
 
-    /// The zero points the sum subtracts, as a ConvQuantPlan with zp_x and zp_w[oc] only (no multipliers, zp_y 0):
-    /// what run() uses, and what emit::lower_conv's int32 output takes.
-    static Result<ConvQuantPlan> zero_points(std::span<const TensorType> in, const Attrs& a) {
-        if (auto g = geometry(in, a); !g.ok()) return g.error();
-        ConvQuantPlan p;
-        p.zp_x = in[0].quant->zero_point();
-        detail::conv_weight_channels(*in[1].quant, in[1].shape[0], 0, false, p.s_w, p.zp_w);
+    /// The one planning entry: geometry and the zero points the sum subtracts (epilogue int32_sums: ConvPlan::quant
+    /// holds zp_x and zp_w[oc] only, no multipliers, no rounding), for the output `out` (int32, no quantization).
+    static Result<ConvPlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out) {
+        ConvPlan p;
+        JANUS_TRY(p.geometry, geometry(in, a));
+        if (!(out.shape == p.geometry.out_shape) || out.dtype != DType::i32 || out.quant)
+            return make_error(op_what<ConvInteger>(), "output", "output-dtype",
+                              "the output is int32 " + p.geometry.out_shape.str() + " without quantization, not " +
+                                  out.str());
+        p.epilogue = ConvEpilogue::int32_sums;
+        p.quant.zp_x = in[0].quant->zero_point();
+        detail::conv_weight_channels(*in[1].quant, in[1].shape[0], 0, false, p.quant.s_w, p.quant.zp_w);
         return p;
     }
 
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<ConvInteger>(in));
-        const std::string what = op_what<ConvInteger>();
         const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
-        JANUS_TRY(detail::ConvGeometry g, geometry(types, a));
-        if (!(out.shape == g.out_shape) || out.dtype != DType::i32 || out.quant)
-            return make_error(what, "output", "output-dtype",
-                              "the output is int32 " + g.out_shape.str() + " without quantization, not " + out.str());
-        JANUS_TRY(const ConvQuantPlan zp, zero_points(types, a));
-        const std::int32_t zp_x = zp.zp_x;
-        const std::vector<std::int32_t>& zp_w = zp.zp_w;
-        return visit_quant_dtype(in[0].dtype, [&](auto tx) -> Result<Tensor> {
-            return visit_quant_dtype(in[1].dtype, [&](auto tw) -> Result<Tensor> {
-                using namespace expr;
-                using Tx = typename decltype(tx)::type;
-                using Tw = typename decltype(tw)::type;
-                const auto pre_x = sub(widen(In<0, Tx>{}), cst(zp_x));
-                const auto pre_w = sub(widen(In<0, Tw>{}), chan<std::int32_t>(std::span<const std::int32_t>(zp_w)));
-                JANUS_TRY(Contracted c,
-                          run_conv_contract(pre_x, pre_w, in[0], in[1], nullptr, g.conv, ContractOptions{ctx.simd}, what));
-                return std::move(c.acc);
-            });
-        });
+        JANUS_TRY(const ConvPlan p, plan(types, a, out));
+        return run_conv_kernel(in[0], in[1], nullptr, p, out, ctx, op_what<ConvInteger>());
     }
 };
 
@@ -578,29 +618,37 @@ struct ConvTranspose {
     using Attrs = ConvTransposeAttrs;
     static constexpr auto schema = conv_transpose_schema;
 
-    static Result<detail::ConvGeometry> geometry(std::span<const TensorType> in, const Attrs& a) {
+    /// The plan's geometry (infer's part of plan()).
+    static Result<ConvGeometry> geometry(std::span<const TensorType> in, const Attrs& a) {
         JANUS_CHECK(check_arity<ConvTranspose>(in));
         const std::string what = op_what<ConvTranspose>();
-        JANUS_TRY(detail::ConvGeometry g, detail::conv_transpose_geometry(in[0].shape, in[1].shape, a, what));
+        JANUS_TRY(ConvGeometry g, detail::conv_transpose_geometry(in[0].shape, in[1].shape, a, what));
         JANUS_CHECK(check_conv_operands(in, g.out_shape[1], true, what));
         return g;
     }
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
-        JANUS_TRY(detail::ConvGeometry g, geometry(in, a));
+        JANUS_TRY(ConvGeometry g, geometry(in, a));
         return TensorType{in[0].dtype, g.out_shape, std::nullopt};
     }
 
+    /// The one planning entry: geometry (the equivalent stride-1 Conv on the stuffed input, and the stuffing) and
+    /// (quantized) the requantize epilogue in `rounding`, for the output `out`.
+    static Result<ConvPlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
+                                 numeric::Rounding rounding) {
+        JANUS_TRY(ConvGeometry g, geometry(in, a));
+        return detail::conv_plan(std::move(g), in, out, true, rounding, op_what<ConvTranspose>());
+    }
+
     /// Step (1): the zero-stuffed, padded input [N, C, T..] (index_map; the fill is the real zero).
-    static Result<Tensor> stuffed_input(const Tensor& x, const detail::ConvGeometry& g, const std::string& what) {
+    static Result<Tensor> stuffed_input(const Tensor& x, const ConvGeometry& g, const std::string& what) {
         IndexMap m;
         m.axes.resize(static_cast<std::size_t>(x.rank()));
         for (int k = 0; k < 2; ++k)
             for (std::int64_t i = 0; i < x.shape()[k]; ++i) m.axes[static_cast<std::size_t>(k)].push_back(i);
-        Shape s = x.shape();
+        const Shape s = g.conv_input();
         for (int a = 0; a + 2 < x.rank(); ++a) {
             const auto ua = static_cast<std::size_t>(a);
-            s[2 + a] = g.stuffed[a];
             auto& t = m.axes[ua + 2];
             for (std::int64_t i = 0; i < g.stuffed[a]; ++i) {
                 const std::int64_t u = i - g.stuff_begin[a];  // position in the stuffed (unpadded) input
@@ -653,17 +701,10 @@ struct ConvTranspose {
         const std::string what = op_what<ConvTranspose>();
         std::vector<TensorType> types;
         for (const auto& t : in) types.push_back(type_of(t));
-        JANUS_TRY(detail::ConvGeometry g, geometry(types, a));
-        const bool q = in[0].quantized();
-        JANUS_CHECK(detail::check_conv_out(out, g.out_shape, q, what));
-        const Tensor* bias = in.size() > 2 ? &in[2] : nullptr;
-        std::optional<ConvQuantPlan> p;
-        if (q) {
-            JANUS_TRY(p, plan_conv_quant(types[0], types[1], out, g.out_shape[1], true, ctx.rounding, what));
-        }
-        JANUS_TRY(Tensor xs, stuffed_input(in[0], g, what));
+        JANUS_TRY(const ConvPlan p, plan(types, a, out, ctx.rounding));
+        JANUS_TRY(Tensor xs, stuffed_input(in[0], p.geometry, what));
         JANUS_TRY(Tensor wc, conv_weights(in[1], a.group, ctx, what));
-        return run_conv_kernel(xs, wc, bias, g.conv, p ? &*p : nullptr, out, ctx, what);
+        return run_conv_kernel(xs, wc, in.size() > 2 ? &in[2] : nullptr, p, out, ctx, what);
     }
 };
 
