@@ -18,7 +18,7 @@
 #include <janus/graph/run_npu.hpp>
 #include <janus/package/package.hpp>
 
-#include "fixtures.hpp"
+#include "graph_test.hpp"
 #include "kernels.hpp"
 #include "support/compiled_sim.hpp"
 
@@ -27,17 +27,8 @@ namespace fallback_test {
 namespace fs = std::filesystem;
 using namespace janus;
 
-graph::Graph parsed(const std::string& text) {
-    auto g = graph::parse(text, "t.ir");
-    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
-    return std::move(*g);
-}
-
-graph::LoweredGraph lowered(const graph::Graph& g, bool keep = false) {
-    auto l = graph::lower_graph(g, graph::LowerOptions{keep});
-    REQUIRE_MESSAGE(l.ok(), (l.ok() ? std::string() : l.error().message()));
-    return std::move(*l);
-}
+using janus_test::lowered;
+using janus_test::parsed;
 
 std::vector<std::byte> bytes_of(const Tensor& t) { return *t.clone().storage; }
 

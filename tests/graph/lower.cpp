@@ -16,7 +16,7 @@
 #include <janus/graph/passes.hpp>
 #include <janus/graph/run_npu.hpp>
 
-#include "fixtures.hpp"
+#include "graph_test.hpp"
 #include "kernels.hpp"
 #include "support/compiled_sim.hpp"
 

@@ -18,7 +18,7 @@
 #include <janus/graph/parse.hpp>
 #include <janus/graph/passes.hpp>
 
-#include "fixtures.hpp"
+#include "graph_test.hpp"
 #include "kernels.hpp"
 #include "support/text_file.hpp"
 
@@ -30,17 +30,8 @@ using graph::lower_detail::Refusal;
 using graph::no_value;
 using graph::ValueId;
 
-graph::Graph parsed(const std::string& text) {
-    auto g = graph::parse(text, "pipeline.ir");
-    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
-    return std::move(*g);
-}
-
-graph::LoweredGraph lowered(const graph::Graph& g, bool keep = false) {
-    auto l = graph::lower_graph(g, graph::LowerOptions{keep});
-    REQUIRE_MESSAGE(l.ok(), (l.ok() ? std::string() : l.error().message()));
-    return std::move(*l);
-}
+graph::Graph parsed(const std::string& text) { return janus_test::parsed(text, "pipeline.ir"); }
+using janus_test::lowered;
 
 std::vector<std::size_t> nodes_where(const std::vector<bool>& v) {
     std::vector<std::size_t> r;

@@ -17,7 +17,7 @@
 #include <janus/numeric/rounding.hpp>
 #include <janus/package/package.hpp>
 
-#include "fixtures.hpp"
+#include "graph_test.hpp"
 #include "kernels.hpp"
 #include "support/compiled_sim.hpp"
 

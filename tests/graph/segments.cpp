@@ -16,6 +16,7 @@
 #include <janus/graph/run_npu.hpp>
 #include <janus/package/package.hpp>
 
+#include "graph_test.hpp"
 #include "kernels.hpp"
 #include "support/compiled_sim.hpp"
 
@@ -38,17 +39,8 @@ constexpr const char* three_segments =
     "  %d: int8[1,16,4,4] q(int8 s=0.1 zp=-10) = Add(%q, %c)\n"
     "  output %d\n}\n";
 
-graph::Graph parsed(const char* text) {
-    auto g = graph::parse(text, "seg.ir");
-    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
-    return std::move(*g);
-}
-
-graph::LoweredGraph lowered(const graph::Graph& g, bool keep) {
-    auto l = graph::lower_graph(g, graph::LowerOptions{keep});
-    REQUIRE_MESSAGE(l.ok(), (l.ok() ? std::string() : l.error().message()));
-    return std::move(*l);
-}
+graph::Graph parsed(const char* text) { return janus_test::parsed(text, "seg.ir"); }
+using janus_test::lowered;
 
 std::vector<std::byte> bytes(const Tensor& t) { return *t.clone().storage; }
 

@@ -1,19 +1,35 @@
 #pragma once
-// The ONNX fixtures (tests/onnx/fixtures, scripts/make_onnx_models.py) as the graph tests use them: every fixture's
-// name, and one fixture read, imported and optimized by the default pass pipeline. Paths are relative to tests/ (the
-// tests' working directory).
+// What the graph tests share: a graph from IR text, a lowering, and the ONNX fixtures (tests/onnx/fixtures,
+// scripts/make_onnx_models.py): every fixture's name, and one fixture read, imported and optimized by the default
+// pass pipeline. Paths are relative to tests/ (the tests' working directory).
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
 #include <janus/graph/import_onnx.hpp>
+#include <janus/graph/lower.hpp>
+#include <janus/graph/parse.hpp>
 #include <janus/graph/passes.hpp>
 #include <janus/onnx/model.hpp>
 
 #include "kernels.hpp"
 
 namespace janus_test {
+
+/// The graph of IR `text` (the test fails when it does not parse); `name` names it in messages.
+inline janus::graph::Graph parsed(const std::string& text, const std::string& name = "t.ir") {
+    auto g = janus::graph::parse(text, name);
+    REQUIRE_MESSAGE(g.ok(), (g.ok() ? std::string() : g.error().message()));
+    return std::move(*g);
+}
+
+/// `g` lowered with host fallback (the test fails when the lowering fails as a whole).
+inline janus::graph::LoweredGraph lowered(const janus::graph::Graph& g, bool keep_intermediates = false) {
+    auto l = janus::graph::lower_graph(g, janus::graph::LowerOptions{keep_intermediates});
+    REQUIRE_MESSAGE(l.ok(), (l.ok() ? std::string() : l.error().message()));
+    return std::move(*l);
+}
 
 /// Every fixture, by file stem.
 inline const std::vector<std::string>& fixture_stems() {
