@@ -107,7 +107,8 @@ janus::Result<graph::Graph> load_model(const std::string& path, const std::strin
     if (dump == "import" || dump == "all") std::cout << "; after import\n" << graph::print(g, false);
     graph::PassLog log;
     std::size_t logged = 0;  // the pass's decisions (taken and refused, with the reason) come before its graph
-    const graph::PassContext pass_ctx{janus_tools::kernel_by_name, graph::PassContext{}.fold_limit_bytes, rounding};
+    graph::PassContext pass_ctx{janus_tools::kernel_by_name};
+    pass_ctx.rounding = rounding;
     JANUS_CHECK(graph::run_passes(g, graph::default_pipeline, log, pass_ctx,
                                   [&](std::string_view pass, const graph::Graph& gr) {
                                       if (dump == pass || dump == "all") {
