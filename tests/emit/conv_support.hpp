@@ -13,6 +13,26 @@
 
 namespace et {
 
+/// A quantized Conv on the host, the side an emitted convolution is compared with: its operands' types, its output
+/// type (the inferred shape, quantized as `qy`) and its int8 codes.
+struct HostConv {
+    std::vector<janus::ops::TensorType> types;
+    janus::ops::TensorType out;
+    std::vector<std::int8_t> codes;
+};
+inline HostConv host_conv(const std::vector<janus::Tensor>& ins, const janus::ops::Conv::Attrs& at,
+                          const janus::numeric::QuantParams& qy) {
+    HostConv h;
+    for (const auto& t : ins) h.types.push_back(janus::ops::type_of(t));
+    const auto shape = janus::ops::Conv::infer(h.types, at);
+    REQUIRE_MESSAGE(shape.ok(), (shape.ok() ? std::string() : shape.error().message()));
+    h.out = janus::ops::TensorType{janus::DType::i8, shape->shape, qy};
+    const auto y = janus::ops::call<janus::ops::Conv>(std::span<const janus::Tensor>(ins), at, h.out);
+    REQUIRE_MESSAGE(y.ok(), (y.ok() ? std::string() : y.error().message()));
+    h.codes = y->to_vector<std::int8_t>();
+    return h;
+}
+
 /// A 2-D convolution window of a test: the weights' kernel extents and Conv's attributes.
 struct ConvSpec {
     std::int64_t kh = 1, kw = 1;

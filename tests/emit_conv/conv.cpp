@@ -73,16 +73,12 @@ vnpu::sim::Report check(const Case& t, std::uint32_t seed, std::vector<std::stri
     const ops::Conv::Attrs& at = k.a;
     std::vector<Tensor> ins{tx, tw};
     if (t.with_bias) ins.push_back(Tensor::from<std::int32_t>(Shape{Co}, bias));
-    std::vector<ops::TensorType> types;
-    for (const auto& v : ins) types.push_back(ops::type_of(v));
-    const auto shape = ops::Conv::infer(types, at);
-    REQUIRE(shape.ok());
-    const std::int64_t Ho = shape->shape[2], Wo = shape->shape[3];
-    const ops::TensorType out{DType::i8, shape->shape, qy};
-    const auto host = ops::call<ops::Conv>(std::span<const Tensor>(ins), at, out);
-    REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
+    const et::HostConv host = et::host_conv(ins, at, qy);
+    const auto& types = host.types;
+    const auto& out = host.out;
+    const std::int64_t Ho = out.shape[2], Wo = out.shape[3];
     // a fused activation clamp (ConvOptions::clamp): the Conv's codes, then the clamp
-    auto want = host->to_vector<std::int8_t>();
+    auto want = host.codes;
     for (auto& v : want) v = static_cast<std::int8_t>(std::clamp<int>(v, t.opt.clamp.lo, t.opt.clamp.hi));
 
     const auto plan = ops::Conv::plan(types, at, out, numeric::default_rounding_mode);
