@@ -133,10 +133,4 @@ constexpr std::int32_t multiply_by_quantized_multiplier(Rounding r, std::int32_t
     return visit_rounding(r, [&](auto m) { return decltype(m)::apply(x, q); });
 }
 
-/// requantize<R> for a mode value.
-constexpr std::int32_t requantize(Rounding r, std::int32_t acc, QuantizedMultiplier q, std::int32_t zero_point,
-                                  std::int32_t lo, std::int32_t hi) noexcept {
-    return visit_rounding(r, [&](auto m) { return requantize<decltype(m)>(acc, q, zero_point, lo, hi); });
-}
-
 }  // namespace janus::numeric
