@@ -74,8 +74,9 @@ vnpu::sim::Machine machine(std::int64_t inputs, std::int64_t outputs) {
 
 void EwAdd(benchmark::State& state) {
     const std::int64_t n = state.range(0);
+    const ops::TensorType types[2] = {{DType::i8, Shape{n}, q8(0.1f, 3)}, {DType::i8, Shape{n}, q8(0.07f, -2)}};
     const auto plan =
-        ops::plan_binary_quant<expr::BinOp::add>(q8(0.1f, 3), q8(0.07f, -2), q8(0.15f, 1), janus::numeric::default_rounding_mode, "bench").value();
+        ops::Add::plan(types, {}, {DType::i8, Shape{n}, q8(0.15f, 1)}, janus::numeric::default_rounding_mode).value();
     const double bound = std::max(3.0 * static_cast<double>(n) / 16, static_cast<double>(n) / 16);
     const std::int64_t padded = (n + 15) / 16 * 16;
     auto m = machine(2 * padded, padded);
@@ -88,7 +89,10 @@ BENCHMARK(EwAdd)->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 32)->Uni
 
 void LutSig(benchmark::State& state) {
     const std::int64_t n = state.range(0);
-    const auto table = ops::Sigmoid::table(q8(0.1f, 0), q8(1.0f / 256, -128), ops::NoAttrs{});
+    const ops::TensorType x{DType::i8, Shape{n}, q8(0.1f, 0)};
+    const auto table = ops::Sigmoid::plan(std::span(&x, 1), ops::NoAttrs{}, {DType::i8, Shape{n}, q8(1.0f / 256, -128)},
+                                          janus::numeric::default_rounding_mode)
+                           .value();
     const double bound = 2.0 * static_cast<double>(n) / 16;
     auto m = machine((n + 15) / 16 * 16, (n + 15) / 16 * 16);
     run_kernel(state, m, bound, [&](emit::Builder& b) { return emit::lower_lut(b, *table, {2, 0, n}, {3, 0, n}); });
@@ -105,7 +109,7 @@ void Matmul(benchmark::State& state) {
         {DType::i8, Shape{K, N},
          numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 1, Shape{K, N})
              .value()}};
-    const auto plan = ops::MatMul::plan(types, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}, janus::numeric::default_rounding_mode).value();
+    const auto plan = ops::MatMul::plan(types, {}, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}, janus::numeric::default_rounding_mode).value();
     std::vector<std::int8_t> w(static_cast<std::size_t>(K * N), 5);
     const double macs = static_cast<double>(M * K * N);
     const double bytes = static_cast<double>(M * K + K * N + M * N);
@@ -180,7 +184,7 @@ void MatmulLeft(benchmark::State& state) {
          numeric::make_quant_per_axis(DType::i8, scales, std::vector<std::int32_t>(scales.size(), 0), 0, Shape{M, K})
              .value()},
         {DType::i8, Shape{K, N}, q8(0.05f, 3)}};
-    const auto plan = ops::MatMul::plan(types, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}, janus::numeric::default_rounding_mode).value();
+    const auto plan = ops::MatMul::plan(types, {}, ops::TensorType{DType::i8, Shape{M, N}, q8(0.5f, 0)}, janus::numeric::default_rounding_mode).value();
     std::vector<std::int8_t> w(static_cast<std::size_t>(M * K), 5);
     const double bound =
         std::max(static_cast<double>(M * K * N) / 256, static_cast<double>(M * K + K * N + M * N) / 16);
@@ -199,7 +203,7 @@ void MaxPool(benchmark::State& state) {
     const ops::TensorType in{DType::i8, Shape{1, C, H, H}, q8(0.05f, 3)};
     const auto shape = ops::MaxPool::infer(std::span<const ops::TensorType>(&in, 1), a).value().shape;
     const ops::TensorType out{DType::i8, shape, q8(0.05f, 3)};
-    const auto plan = ops::MaxPool::plan(in, a, out, janus::numeric::default_rounding_mode).value();
+    const auto plan = ops::MaxPool::plan(std::array{in}, a, out, janus::numeric::default_rounding_mode).value();
     const std::int64_t Ho = shape[2];
     const double bound = std::max(static_cast<double>(H * H * C + Ho * Ho * C) / 16,
                                   static_cast<double>(Ho * Ho * C * k * k) / 16 / 2);  // VEC: separable max
@@ -215,7 +219,7 @@ void GlobalAvgPool(benchmark::State& state) {
     const std::int64_t H = state.range(0), C = state.range(1);
     const ops::TensorType in{DType::i8, Shape{1, C, H, H}, q8(0.05f, 3)},
         out{DType::i8, Shape{1, C, 1, 1}, q8(0.02f, 0)};
-    const auto plan = ops::GlobalAveragePool::plan(in, {}, out, janus::numeric::default_rounding_mode).value();
+    const auto plan = ops::GlobalAveragePool::plan(std::array{in}, {}, out, janus::numeric::default_rounding_mode).value();
     const double bound = static_cast<double>(H * H * C) / 16;
     auto m = machine(H * H * C, C);
     run_kernel(state, m, bound, [&](emit::Builder& b) {

@@ -55,7 +55,8 @@ void binary(std::int64_t n, const numeric::QuantParams (&q)[3], std::int64_t til
         ops::call<Op>({Tensor::from<std::int8_t>(Shape{n}, a, q[0]), Tensor::from<std::int8_t>(Shape{n}, c, q[1])}, {},
                       ops::TensorType{DType::i8, Shape{n}, q[2]});
     if (!host.ok()) return;  // parameters the host refuses (a ratio no multiplier holds) are not the lowering's
-    const auto plan = ops::plan_binary_quant<Kind>(q[0], q[1], q[2], janus::numeric::default_rounding_mode, "fuzz");
+    const ops::TensorType types[2] = {{DType::i8, Shape{n}, q[0]}, {DType::i8, Shape{n}, q[1]}};
+    const auto plan = Op::plan(types, {}, ops::TensorType{DType::i8, Shape{n}, q[2]}, janus::numeric::default_rounding_mode);
     check(plan.ok(), "plan");
     verify(n, {a, c}, host->template to_vector<std::int8_t>(), [&](emit::Builder& b, std::uint32_t padded) {
         return emit::lower_binary<Kind>(b, *plan, {2, 0, n}, {2, padded, n}, {3, 0, n}, {tile});
@@ -67,9 +68,12 @@ void unary(std::int64_t n, const numeric::QuantParams (&q)[3], std::int64_t tile
     const auto host = ops::call<Op>({Tensor::from<std::int8_t>(Shape{n}, a, q[0])}, typename Op::Attrs{},
                                     ops::TensorType{DType::i8, Shape{n}, q[2]});
     if (!host.ok()) return;
-    const auto table = Op::table(q[0], q[2], typename Op::Attrs{});
+    const ops::TensorType x{DType::i8, Shape{n}, q[0]};
+    const auto table = Op::plan(std::span(&x, 1), typename Op::Attrs{}, ops::TensorType{DType::i8, Shape{n}, q[2]},
+                                janus::numeric::default_rounding_mode);
+    check(table.ok(), "plan");
     verify(n, {a}, host->template to_vector<std::int8_t>(), [&](emit::Builder& b, std::uint32_t) {
-        return emit::lower_lut(b, *table, {2, 0, n}, {3, 0, n}, {tile});
+        return emit::lower_lut(b, **table, {2, 0, n}, {3, 0, n}, {tile});
     });
 }
 int run_elementwise(const std::uint8_t* data, std::size_t size) {
@@ -157,7 +161,7 @@ int run_matmul(const std::uint8_t* data, std::size_t size) {
     const auto host = ops::call<ops::MatMul>(
         {Tensor::from<std::int8_t>(Shape{M, K}, a, *qa), Tensor::from<std::int8_t>(Shape{K, N}, w, *qb)}, {}, out);
     if (!host.ok()) return 0;  // a problem the host refuses (no multiplier for the ratio) is not the lowering's
-    const auto plan = ops::MatMul::plan(types, out, janus::numeric::default_rounding_mode);
+    const auto plan = ops::MatMul::plan(types, {}, out, janus::numeric::default_rounding_mode);
     check(plan.ok(), "plan");
     emit::Builder b("fuzz");
     const emit::MatmulOptions opt{16 * (at(8) % 8), at(7) % 16, {}, {}};

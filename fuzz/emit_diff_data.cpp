@@ -106,7 +106,7 @@ void pool_case(const typename Op::Attrs& a, std::int64_t C, std::int64_t H, std:
     const ops::TensorType out{DType::i8, inferred->shape, qo};
     const auto host = ops::call<Op>({tx}, a, out);
     if (!host.ok()) return;  // a problem the host refuses is not the lowering's
-    const auto plan = Op::plan(tin, a, out, janus::numeric::default_rounding_mode);
+    const auto plan = Op::plan(std::span(&tin, 1), a, out, janus::numeric::default_rounding_mode);
     check(plan.ok(), "plan");
     const emit::DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, out.shape[2], out.shape[3], C, Cp};
     verify_image(
@@ -193,7 +193,7 @@ void reduce_case(const Input& in, Lower&& lower) {
     const ops::TensorType out{DType::i8, inferred->shape, f >> 5 & 1 ? (inferred->quant ? inferred->quant : qi) : q2};
     const auto host = ops::call<Op>({tx}, a, out);
     if (!host.ok()) return;
-    const auto plan = Op::plan(tin, a, out, janus::numeric::default_rounding_mode);
+    const auto plan = Op::plan(std::span(&tin, 1), a, out, janus::numeric::default_rounding_mode);
     check(plan.ok(), "plan");
     Rows Y{3, 0, {out.shape.span().begin(), out.shape.span().end()}, 16};
     const bool inner_kept = std::find(plan->axes.begin(), plan->axes.end(), rank - 1) == plan->axes.end();

@@ -71,7 +71,7 @@ Status lower_softsign(graph::NodeLowering& nl) {
     const auto& out = nl.output().type;
     if (!in.quant || !out.quant)
         return make_error(nl.what(), "", "softsign-quantized", "Softsign lowers on quantized int8 tensors");
-    const auto table = Softsign::table(*in.quant, *out.quant, Softsign::Attrs{});
+    JANUS_TRY(const Softsign::Plan table, Softsign::plan(nl.types(), Softsign::Attrs{}, out, nl.rounding()));
     const graph::Placement x = nl.input(0);
     const graph::Placement y = nl.place_output(nl.form());
     nl.log("lower_lut (Softsign's table)");

@@ -102,7 +102,8 @@ int main() {
     const ops::TensorType conv1[2] = {tx, ops::type_of(w1)};
     need(emit::lower_conv(b, need(ops::Conv::plan(conv1, c1, ops::type_of(y1), rounding)), X,
                           w1.to_vector<std::int8_t>(), {}, A1));
-    need(emit::lower_lut(b, *ops::Relu::table(q1, q1, ops::NoAttrs{}), emit::DramTensor{1, 0, 8 * 8 * 16},
+    need(emit::lower_lut(b, *need(ops::Relu::plan(std::array{ops::type_of(y1)}, ops::NoAttrs{}, ops::type_of(y2), rounding)),
+                         emit::DramTensor{1, 0, 8 * 8 * 16},
                          emit::DramTensor{1, 1024, 8 * 8 * 16}));
     const ops::TensorType conv2[2] = {ops::type_of(y2), ops::type_of(w2)};
     need(emit::lower_depthwise(b, need(ops::Conv::plan(conv2, dw, ops::type_of(y3), rounding)), A2,
@@ -110,12 +111,13 @@ int main() {
     const ops::TensorType conv3[2] = {ops::type_of(y3), ops::type_of(w3)};
     need(emit::lower_conv(b, need(ops::Conv::plan(conv3, {}, ops::type_of(y4), rounding)), A3,
                           w3.to_vector<std::int8_t>(), {}, A4));
-    need(emit::lower_max_pool(b, need(ops::MaxPool::plan(ops::type_of(y4), mp, ops::type_of(y5), janus::numeric::default_rounding_mode)), A4, A5));
-    need(emit::lower_global_average_pool(b, need(ops::GlobalAveragePool::plan(ops::type_of(y5), {}, ops::type_of(y6), janus::numeric::default_rounding_mode)),
-                                         A5, A6));
+    need(emit::lower_max_pool(b, need(ops::MaxPool::plan(std::array{ops::type_of(y4)}, mp, ops::type_of(y5), rounding)),
+                              A4, A5));
+    need(emit::lower_global_average_pool(
+        b, need(ops::GlobalAveragePool::plan(std::array{ops::type_of(y5)}, {}, ops::type_of(y6), rounding)), A5, A6));
     const ops::TensorType fc[2] = {ops::type_of(y6m), ops::type_of(w6)};
-    need(emit::lower_matmul(b, need(ops::MatMul::plan(fc, ops::type_of(y7), janus::numeric::default_rounding_mode)), F, w6.to_vector<std::int8_t>(), 32, 10,
-                            Y));
+    need(emit::lower_matmul(b, need(ops::MatMul::plan(fc, {}, ops::type_of(y7), rounding)), F,
+                            w6.to_vector<std::int8_t>(), 32, 10, Y));
     const auto program = need(b.finish());
 
     vnpu::sim::Machine m;

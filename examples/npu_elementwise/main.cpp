@@ -39,9 +39,13 @@ int main() {
     // regions input (a, b), scratch (the sum) and output.
     const emit::DramTensor A{2, 0, n}, B{2, static_cast<std::uint32_t>(A.padded()), n}, S{1, 0, n}, O{3, 0, n};
     emit::Builder builder("add_sigmoid");
-    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(qa, qb, qs, janus::numeric::default_rounding_mode, "Add");
-    Status st = plan ? emit::lower_binary<expr::BinOp::add>(builder, *plan, A, B, S) : Status(plan.error());
-    if (st) st = emit::lower_lut(builder, *ops::Sigmoid::table(qs, qo, ops::NoAttrs{}), S, O);
+    const auto rounding = janus::numeric::default_rounding_mode;  // what ops::call's default OpContext uses
+    const ops::TensorType ta{DType::i8, Shape{n}, qa}, tb{DType::i8, Shape{n}, qb};
+    const ops::TensorType ts{DType::i8, Shape{n}, qs}, to{DType::i8, Shape{n}, qo};
+    const auto plan = ops::Add::plan(std::array{ta, tb}, {}, ts, rounding);
+    Status st = plan ? emit::lower_binary<ops::Add::kind>(builder, *plan, A, B, S) : Status(plan.error());
+    const auto table = ops::Sigmoid::plan(std::array{ts}, ops::NoAttrs{}, to, rounding);
+    if (st) st = table ? emit::lower_lut(builder, **table, S, O) : Status(table.error());
     auto program = st ? builder.finish() : Result<emit::Program>(st.error());
     if (!program) {
         std::printf("%s\n", program.error().message().c_str());

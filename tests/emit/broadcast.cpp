@@ -17,6 +17,7 @@
 
 #include "../support/check_rule.hpp"
 #include "emit_support.hpp"
+#include "support/quant_plan.hpp"
 
 using namespace janus;
 using namespace janus::emit;
@@ -46,7 +47,7 @@ void check(std::int64_t P, std::int64_t C, bool constant, bool row_first, std::u
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
     const auto want = host->template to_vector<std::int8_t>();
     const auto plan =
-        row_first ? ops::plan_binary_quant<Kind>(qr, qx, qo, janus::numeric::default_rounding_mode, "test") : ops::plan_binary_quant<Kind>(qx, qr, qo, janus::numeric::default_rounding_mode, "test");
+        row_first ? janus_test::binary_plan<Kind>(qr, qx, qo, janus::numeric::default_rounding_mode) : janus_test::binary_plan<Kind>(qx, qr, qo, janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
 
     Builder b("bcast");
@@ -88,7 +89,7 @@ TEST_CASE("constant rows of any length, repeated to lcm(C, 16) bytes only") {
 }
 
 TEST_CASE("broadcast refusals: a runtime row that is not a multiple of 16 elements") {
-    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(0.05f, 0), q8(0.05f, 0), q8(0.1f, 0), janus::numeric::default_rounding_mode, "t");
+    const auto plan = janus_test::binary_plan<expr::BinOp::add>(q8(0.05f, 0), q8(0.05f, 0), q8(0.1f, 0), janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     Builder b("bcast");
     REQUIRE(b.emit("nop", {}).ok());

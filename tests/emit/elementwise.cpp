@@ -17,6 +17,7 @@
 
 #include "../support/check_rule.hpp"
 #include "emit_support.hpp"
+#include "support/quant_plan.hpp"
 
 using namespace janus;
 using namespace janus::emit;
@@ -57,7 +58,7 @@ void check_binary(std::int64_t n, numeric::QuantParams qa, numeric::QuantParams 
     const auto a = random_bytes(n, rng), c = random_bytes(n, rng);
     const Tensor ta = Tensor::from<std::int8_t>(Shape{n}, a, qa), tc = Tensor::from<std::int8_t>(Shape{n}, c, qb);
     // the host op and the emitter both round as the plan says (numeric::rounding_of<R>)
-    const auto plan = ops::plan_binary_quant<Kind>(qa, qb, qo, numeric::rounding_of<R>, "test");
+    const auto plan = janus_test::binary_plan<Kind>(qa, qb, qo, numeric::rounding_of<R>);
     REQUIRE(plan.ok());
     const auto host = ops::call<Op>({ta, tc}, {}, ops::TensorType{DType::i8, Shape{n}, qo},
                                     ops::OpContext{true, numeric::rounding_of<R>});
@@ -125,7 +126,7 @@ void check_unary(std::int64_t n, numeric::QuantParams qi, numeric::QuantParams q
     put(m.dram[2], X, x);
     m.dram[3].resize(static_cast<std::size_t>(16 + O.padded()));
     Builder b(std::string(Op::name.view()));
-    REQUIRE(lower_lut(b, *Op::table(qi, qo, attrs), X, O, StreamOptions{max_tile}).ok());
+    REQUIRE(lower_lut(b, *janus_test::quant_plan<Op>({qi}, qo, janus::numeric::Rounding::round_double, attrs).value(), X, O, StreamOptions{max_tile}).ok());
     et::run_clean(b, m);
     CHECK(get(m.dram[3], O) == host->template to_vector<std::int8_t>());
 }
@@ -181,17 +182,17 @@ TEST_CASE("two kernels chained in one program: Add then Sigmoid on its output, n
     m.dram[1].resize(5008);
     m.dram[3].resize(5008);
     Builder b("add_sigmoid");
-    REQUIRE(lower_binary<expr::BinOp::add>(b, *ops::plan_binary_quant<expr::BinOp::add>(qa, qb, qs, janus::numeric::default_rounding_mode, "t"), A, B, S,
+    REQUIRE(lower_binary<expr::BinOp::add>(b, *janus_test::binary_plan<expr::BinOp::add>(qa, qb, qs, janus::numeric::default_rounding_mode), A, B, S,
                                            StreamOptions{1024})
                 .ok());
-    REQUIRE(lower_lut(b, *ops::Sigmoid::table(qs, qo, ops::NoAttrs{}), S, O, StreamOptions{1024}).ok());
+    REQUIRE(lower_lut(b, *janus_test::quant_plan<ops::Sigmoid>({qs}, qo, janus::numeric::Rounding::round_double, ops::NoAttrs{}).value(), S, O, StreamOptions{1024}).ok());
     et::run_clean(b, m);
     CHECK(get(m.dram[3], O) == want->to_vector<std::int8_t>());
 }
 
 TEST_CASE("identical tables are stored once; the debug log says when double buffering is off and why") {
     Builder b("k");
-    const auto t = ops::Relu::table(q8(0.1f, 0), q8(0.1f, 0), ops::NoAttrs{});
+    const auto t = janus_test::quant_plan<ops::Relu>({q8(0.1f, 0)}, q8(0.1f, 0), janus::numeric::Rounding::round_double, ops::NoAttrs{}).value();
     REQUIRE(lower_lut(b, *t, DramTensor{2, 0, 32}, DramTensor{3, 0, 32}).ok());
     REQUIRE(lower_lut(b, *t, DramTensor{3, 0, 32}, DramTensor{3, 32, 32}).ok());
     CHECK(b.weights().size() == 256);
@@ -205,7 +206,7 @@ TEST_CASE("identical tables are stored once; the debug log says when double buff
 TEST_CASE("refusals are clean and transactional: broadcast, a non-int8 table, no room in LMEM") {
     Builder b("k");
     REQUIRE(b.emit("nop", {}).ok());
-    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(0.1f, 0), q8(0.1f, 0), q8(0.1f, 0), janus::numeric::default_rounding_mode, "t").value();
+    const auto plan = janus_test::binary_plan<expr::BinOp::add>(q8(0.1f, 0), q8(0.1f, 0), q8(0.1f, 0), janus::numeric::default_rounding_mode).value();
     CHECK_RULE(
         lower_binary<expr::BinOp::add>(b, plan, DramTensor{2, 0, 16}, DramTensor{2, 16, 1}, DramTensor{3, 0, 16}),
         "lower-broadcast");

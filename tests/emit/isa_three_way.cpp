@@ -27,6 +27,7 @@
 #include <janus/vnpu/sim/simulator.hpp>
 
 #include "emit_support.hpp"
+#include "support/quant_plan.hpp"
 
 using namespace janus;
 using namespace janus::emit;
@@ -96,7 +97,7 @@ template <expr::BinOp Kind, class R>
 Agreement three_way_ew(numeric::QuantParams qa, numeric::QuantParams qb, numeric::QuantParams qo, const HostEw& host) {
     const AllPairs& in = all_pairs();
     const auto n = static_cast<std::int64_t>(in.a.size());
-    const auto plan = ops::plan_binary_quant<Kind>(qa, qb, qo, numeric::rounding_of<R>, "three-way");
+    const auto plan = janus_test::binary_plan<Kind>(qa, qb, qo, numeric::rounding_of<R>);
     REQUIRE(plan.ok());
     // host
     const Tensor ta = Tensor::from<std::int8_t>(Shape{n}, in.a, qa), tb = Tensor::from<std::int8_t>(Shape{n}, in.b, qb);
@@ -334,7 +335,8 @@ TEST_CASE("mac.mm: MatMulInteger, the emitted int32-output matmul and the ISA pr
         REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
         // emitted
         const ops::TensorType types[2] = {ops::type_of(ta), ops::type_of(tb)};
-        const auto plan = ops::MatMulInteger::zero_points(types);
+        const auto plan = ops::MatMulInteger::plan(types, {}, ops::TensorType{DType::i32, Shape{c.M, c.N}, std::nullopt},
+                                                   numeric::Rounding::round_double);
         REQUIRE(plan.ok());
         const std::int64_t pa = round16(c.K), py = round16(4 * c.N);
         Builder b("mm");
@@ -366,8 +368,7 @@ TEST_CASE("mac.mm: MatMulInteger, the emitted int32-output matmul and the ISA pr
 TEST_CASE("mutation: a host epilogue whose output shift is off by one is caught by the three-way comparison") {
     for (const EwQuant& q : ew_quantizations()) {
         const HostEw wrong = [](const Tensor& a, const Tensor& b, const numeric::QuantParams& qo) -> std::vector<std::int8_t> {
-            auto plan = ops::plan_binary_quant<expr::BinOp::add>(*a.quant, *b.quant, qo, numeric::Rounding::round_double,
-                                                                 "mutant");
+            auto plan = janus_test::binary_plan<expr::BinOp::add>(*a.quant, *b.quant, qo, numeric::Rounding::round_double);
             REQUIRE(plan.ok());
             plan->m_out.shift -= 1;  // the bug: the output multiplier halved
             return host_expr<expr::BinOp::add, numeric::round_double>(*plan, a, b, qo);
@@ -382,8 +383,7 @@ TEST_CASE("mutation: a host epilogue whose output shift is off by one is caught 
 TEST_CASE("mutation: a host epilogue rounding half-even where the block says round_double is caught") {
     const EwQuant q{q8(0.5f, 3), q8(0.25f, -5), q8(0.5f, 1)};  // a product ratio of 1/4: products 2 mod 4 are ties
     const HostEw wrong = [](const Tensor& a, const Tensor& b, const numeric::QuantParams& qo) -> std::vector<std::int8_t> {
-        const auto plan = ops::plan_binary_quant<expr::BinOp::mul>(*a.quant, *b.quant, qo, numeric::Rounding::round_double,
-                                                                   "mutant");
+        const auto plan = janus_test::binary_plan<expr::BinOp::mul>(*a.quant, *b.quant, qo, numeric::Rounding::round_double);
         REQUIRE(plan.ok());
         return host_expr<expr::BinOp::mul, numeric::round_half_even>(*plan, a, b, qo);
     };

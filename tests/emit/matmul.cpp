@@ -74,7 +74,7 @@ std::vector<std::int8_t> npu(const Problem& p, const MatmulOptions& opt, vnpu::s
     const std::int64_t pa = emit::round16(p.K) + 16,
                        py = emit::round16(p.N);  // A's pitch wider than needed
     const ops::TensorType types[2] = {p.ta, p.tb};
-    const auto plan = ops::MatMul::plan(types, p.ty, janus::numeric::default_rounding_mode);
+    const auto plan = ops::MatMul::plan(types, {}, p.ty, janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     Builder b("mm");
     const DramMatrix A{2, 0, p.M, p.K, pa}, Y{3, 0, p.M, p.N, py};
@@ -251,7 +251,7 @@ TEST_CASE("B's zero points: b - zp_b in int8 parts, one mac.mma per part (QLinea
 TEST_CASE("MatMul refusals name the rule and leave nothing in the builder") {
     const Problem p = make_problem(4, 16, 16, 0, true, 12);
     const ops::TensorType types[2] = {p.ta, p.tb};
-    auto plan = ops::MatMul::plan(types, p.ty, janus::numeric::default_rounding_mode).value();
+    auto plan = ops::MatMul::plan(types, {}, p.ty, janus::numeric::default_rounding_mode).value();
     const DramMatrix A{2, 0, 4, 16, 16}, Y{3, 0, 4, 16, 16};
     Builder b("mm");
     REQUIRE(b.emit("nop", {}).ok());

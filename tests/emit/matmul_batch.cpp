@@ -91,7 +91,7 @@ std::vector<std::int8_t> npu(const Problem& p, std::vector<std::string>* log = n
     const Case& c = p.c;
     const std::int64_t pa = emit::round16(c.K) + 16, py = emit::round16(c.N);  // A's pitch wider than needed
     const ops::TensorType types[2] = {p.ta, p.tb};
-    const auto plan = ops::MatMul::plan(types, p.ty, janus::numeric::default_rounding_mode);
+    const auto plan = ops::MatMul::plan(types, {}, p.ty, janus::numeric::default_rounding_mode);
     REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? std::string() : plan.error().message()));
     MatmulOptions opt = c.opt;
     const std::int64_t as = c.M * pa + a_gap, ys = c.M * py + y_gap;
@@ -197,7 +197,7 @@ TEST_CASE("batched MatMul with a fused epilogue table on every product's tiles")
 TEST_CASE("a malformed batch is refused with lower-matmul-layout and leaves nothing in the builder") {
     const Problem p = make_problem({2, 2, 4, 16, 16}, 41);
     const ops::TensorType types[2] = {p.ta, p.tb};
-    const auto plan = ops::MatMul::plan(types, p.ty, janus::numeric::default_rounding_mode).value();
+    const auto plan = ops::MatMul::plan(types, {}, p.ty, janus::numeric::default_rounding_mode).value();
     const DramMatrix A{2, 0, 4, 16, 16}, Y{3, 0, 4, 16, 16};
     Builder b("mmb");
     REQUIRE(b.emit("nop", {}).ok());

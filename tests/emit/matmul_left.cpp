@@ -62,7 +62,7 @@ void check(std::int64_t M, std::int64_t K, std::int64_t N, std::int32_t zx, bool
     CHECK(saturated * 4 < static_cast<int>(want.size()) + 4);
 
     const ops::TensorType types[2] = {tw, tx};
-    const auto plan = ops::MatMul::plan(types, ty, janus::numeric::default_rounding_mode);
+    const auto plan = ops::MatMul::plan(types, {}, ty, janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     const std::int64_t px = round16(N) + 32, py = round16(N);  // X's pitch wider than needed
     Builder b("mmL");

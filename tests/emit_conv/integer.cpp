@@ -98,7 +98,7 @@ vnpu::sim::Report check_conv(const ConvCase& t, std::uint32_t seed, std::vector<
     const auto want = host->to_vector<std::int32_t>();
     if (sums) *sums = want;
 
-    const auto plan = ops::ConvInteger::plan(types, at, out);
+    const auto plan = ops::ConvInteger::plan(types, at, out, numeric::Rounding::round_double);
     REQUIRE(plan.ok());
     Builder b("conv");
     const DramImage X{2, 0, H, W, C, Cp}, Y{3, 0, Ho, Wo, Co, Yp};
@@ -160,7 +160,8 @@ vnpu::sim::Report check_matmul(const MatmulCase& t, std::uint32_t seed, std::vec
     const auto want = host->to_vector<std::int32_t>();
 
     const ops::TensorType types[2] = {ops::type_of(ta), ops::type_of(tb)};
-    const auto plan = ops::MatMulInteger::zero_points(types);
+    const auto plan =
+        ops::MatMulInteger::plan(types, {}, ops::TensorType{DType::i32, Shape{M, N}, std::nullopt}, numeric::Rounding::round_double);
     REQUIRE(plan.ok());
     Builder b("mm");
     MatmulOptions opt = t.opt;
@@ -276,7 +277,8 @@ TEST_CASE("int32 output refusals name the rule and leave nothing in the builder"
     const auto q = numeric::make_quant(DType::i8, 1.0f, 0).value();
     const ops::TensorType types[2] = {{DType::i8, Shape{1, 16, 8, 8}, q}, {DType::i8, Shape{16, 16, 3, 3}, q}};
     const auto plan = ops::ConvInteger::plan(types, window(3, 3, 1, {1, 1, 1, 1}).a,
-                                             ops::TensorType{DType::i32, Shape{1, 16, 8, 8}, std::nullopt});
+                                             ops::TensorType{DType::i32, Shape{1, 16, 8, 8}, std::nullopt},
+                                             numeric::Rounding::round_double);
     REQUIRE(plan.ok());
     CHECK(plan->quant.multipliers.empty());  // the sums are the result: no requantization
     const std::vector<std::int8_t> w(16 * 16 * 9, 1);

@@ -34,6 +34,7 @@
 #include <janus/vnpu/sim/simulator.hpp>
 
 #include "../emit/emit_support.hpp"
+#include "support/quant_plan.hpp"
 
 using namespace janus;
 using namespace janus::emit;
@@ -251,7 +252,7 @@ TEST_CASE("golden add_100: Add of 100 elements on vec.ew.add, 4 tiles of 32 B, d
     const std::int64_t n = 100;
     const float sa = 0.1f, sb = 0.05f, so = 0.12f;
     const std::int32_t za = 5, zb = -5, zo = 1;
-    const auto plan = ops::plan_binary_quant<expr::BinOp::add>(q8(sa, za), q8(sb, zb), q8(so, zo), janus::numeric::default_rounding_mode, "golden");
+    const auto plan = janus_test::binary_plan<expr::BinOp::add>(q8(sa, za), q8(sb, zb), q8(so, zo), janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     const DramTensor A{2, 0, n}, B{2, 112, n}, O{3, 0, n};
     const Kernel k{"add_100",
@@ -280,8 +281,7 @@ TEST_CASE("golden mul_100_half_even: Mul of 100 elements on vec.ew.mul, rounding
     const std::int64_t n = 100;
     const float sa = 0.1f, sb = 0.3f, so = 0.07f;
     const std::int32_t za = 1, zb = -7, zo = 2;
-    const auto plan = ops::plan_binary_quant<expr::BinOp::mul>(q8(sa, za), q8(sb, zb), q8(so, zo),
-                                                               numeric::Rounding::round_half_even, "golden");
+    const auto plan = janus_test::binary_plan<expr::BinOp::mul>(q8(sa, za), q8(sb, zb), q8(so, zo), numeric::Rounding::round_half_even);
     REQUIRE(plan.ok());
     const DramTensor A{2, 0, n}, B{2, 112, n}, O{3, 0, n};
     const Kernel k{
@@ -314,7 +314,7 @@ TEST_CASE("golden sigmoid_100: Sigmoid of 100 elements on lut.apply with the op'
     const std::int64_t n = 100;
     const float si = 0.05f, so = 1.0f / 256;
     const std::int32_t zi = -10, zo = -128;
-    const auto table = ops::Sigmoid::table(q8(si, zi), q8(so, zo), ops::NoAttrs{});
+    const auto table = janus_test::quant_plan<ops::Sigmoid>({q8(si, zi)}, q8(so, zo), janus::numeric::Rounding::round_double, ops::NoAttrs{}).value();
     REQUIRE(table != nullptr);
     const DramTensor X{2, 0, n}, O{3, 0, n};
     const Kernel k{"sigmoid_100",
@@ -377,7 +377,7 @@ TEST_CASE("golden matmul_20x40x24: MatMul with K and N padded, two N tiles of 16
             .value()};
     const ops::TensorType ty{DType::i8, Shape{M, N}, q8(sy, zy)};
     const ops::TensorType types[2] = {ta, tb};
-    const auto plan = ops::MatMul::plan(types, ty, janus::numeric::default_rounding_mode);
+    const auto plan = ops::MatMul::plan(types, {}, ty, janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     const auto w = bytes(K * N, 7);
     const DramMatrix A{2, 0, M, K, 48}, Y{3, 0, M, N, 32};

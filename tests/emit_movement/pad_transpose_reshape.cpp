@@ -114,7 +114,7 @@ TEST_CASE("Pad refusals: unaligned or edge innermost pads, per-axis fill values"
     CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 29}, q), janus::numeric::default_rounding_mode), "lower-pad-inner");
     a.mode = "constant";
     a.pads = {1, 0, 0, 0};
-    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 13}, q), janus::numeric::default_rounding_mode), "lower-pad-layout");
+    CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {3, 13}, q), janus::numeric::default_rounding_mode), "output-type-matches-inference");
     a.pads = {1, 0};
     CHECK_REFUSED(b, lower_pad(b, a, x, DramArray::packed(3, 0, {4, 13}, q), janus::numeric::default_rounding_mode), "pads-length");
     // a per-axis output along the unpadded innermost axis: its pad value differs by channel

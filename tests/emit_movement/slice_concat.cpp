@@ -257,7 +257,7 @@ TEST_CASE("Concat along outer axes and along the innermost axis at multiples of 
                 a.axis = c.axis;
                 std::vector<ops::TensorType> types;
                 for (const auto& x : xs) types.push_back(x.type());
-                const auto p = ops::Concat::plan(types, a);
+                const auto p = ops::Concat::geometry(types, a);
                 REQUIRE(p.ok());
                 std::vector<std::int64_t> ys(p->out.shape.span().begin(), p->out.shape.span().end());
                 const auto qy = same ? quant(0.05f, zp) : quant(0.07f, -zp / 3);
@@ -281,7 +281,7 @@ TEST_CASE("Concat refusals: unaligned innermost offsets, per-axis requantization
     a.axis = 0;
     CHECK_REFUSED(b, lower_concat(b, a, xs, DramArray::packed(3, 0, {6, 13}, q), janus::numeric::default_rounding_mode), "concat-extents-match");
     const DramArray same[2] = {DramArray::packed(2, 0, {3, 16}, q), DramArray::packed(2, 64, {2, 16}, q)};
-    CHECK_REFUSED(b, lower_concat(b, a, same, DramArray::packed(3, 0, {6, 16}, q), janus::numeric::default_rounding_mode), "lower-concat-layout");
+    CHECK_REFUSED(b, lower_concat(b, a, same, DramArray::packed(3, 0, {6, 16}, q), janus::numeric::default_rounding_mode), "output-type-matches-inference");
     CHECK_REFUSED(b, lower_concat(b, a, same, DramArray::packed(2, 32, {5, 16}, q), janus::numeric::default_rounding_mode), "lower-concat-layout");
     const auto pa = numeric::make_quant_per_axis(DType::i8, {0.1f, 0.2f}, {0, 0}, 1, Shape{5, 2}, "q").value();
     const DramArray two[2] = {DramArray::packed(2, 0, {3, 2}, q), DramArray::packed(2, 64, {2, 2}, q)};

@@ -81,7 +81,7 @@ Outcome run(const typename Op::Attrs& a, std::int64_t C, std::int64_t H, std::in
     const ops::TensorType out{DType::i8, inferred->shape, qo ? qo : inferred->quant};
     const auto host = ops::call<Op>({tx}, a, out);
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
-    const auto plan = Op::plan(tin, a, out, janus::numeric::default_rounding_mode);
+    const auto plan = Op::plan(std::span(&tin, 1), a, out, janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     const std::int64_t Ho = out.shape[2], Wo = out.shape[3];
     Outcome o;
@@ -332,7 +332,7 @@ TEST_CASE("pool refusals name the rule and leave nothing in the builder") {
     const auto type = [&](Shape s) { return ops::TensorType{DType::i8, s, q}; };
     Builder b("pool");
     REQUIRE(b.emit("nop", {}).ok());
-    const auto mp = ops::MaxPool::plan(type({1, 16, 8, 8}), max_attrs(3, 3, 1, {1, 1, 1, 1}), type({1, 16, 8, 8}), janus::numeric::default_rounding_mode);
+    const auto mp = ops::MaxPool::plan(std::array{type({1, 16, 8, 8})}, max_attrs(3, 3, 1, {1, 1, 1, 1}), type({1, 16, 8, 8}), janus::numeric::default_rounding_mode);
     REQUIRE(mp.ok());
     const DramImage X{2, 0, 8, 8, 16, 16}, Y{3, 0, 8, 8, 16, 16};
     CHECK(lower_max_pool(b, *mp, X, Y).ok());  // the plan itself is lowerable; the refusals below break one thing each
@@ -341,40 +341,37 @@ TEST_CASE("pool refusals name the rule and leave nothing in the builder") {
     CHECK_RULE(lower_max_pool(c, *mp, X, DramImage{3, 0, 8, 7, 16, 16}), "lower-pool-layout");  // Y's width
     CHECK_RULE(lower_max_pool(c, *mp, DramImage{2, 0, 8, 8, 16, 8}, Y), "lower-pool-layout");   // pitch < C
     CHECK_RULE(lower_max_pool(c, *mp, DramImage{2, 0, 8, 9, 16, 16}, Y), "lower-pool-layout");  // X's width
-    const auto mp1 = ops::MaxPool::plan(
-        type({1, 16, 8}),
-        [] {
+    const auto mp1 = ops::MaxPool::plan(std::array{type({1, 16, 8})}, [] {
             ops::MaxPoolAttrs a;
             a.kernel_shape = {3};
             return a;
-        }(),
-        type({1, 16, 6}), janus::numeric::default_rounding_mode);
+        }(), type({1, 16, 6}), janus::numeric::default_rounding_mode);
     REQUIRE(mp1.ok());
     CHECK_RULE(lower_max_pool(c, *mp1, X, Y), "lower-pool-layout");  // one spatial axis
     // a row of 4000 pixels x 64 B: 3 row slots of 256 KB do not fit LMEM
-    const auto wide = ops::MaxPool::plan(type({1, 64, 8, 4000}), max_attrs(3, 3, 1, {}), type({1, 64, 6, 3998}), janus::numeric::default_rounding_mode);
+    const auto wide = ops::MaxPool::plan(std::array{type({1, 64, 8, 4000})}, max_attrs(3, 3, 1, {}), type({1, 64, 6, 3998}), janus::numeric::default_rounding_mode);
     REQUIRE(wide.ok());
     CHECK_RULE(lower_max_pool(c, *wide, DramImage{2, 0, 8, 4000, 64, 64}, DramImage{3, 0, 6, 3998, 64, 64}),
                "lower-pool-budget");
     // count_include_pad = 0 with padding: the count varies at the border
     const auto ap =
-        ops::AveragePool::plan(type({1, 16, 8, 8}), avg_attrs(3, 3, 1, {1, 1, 1, 1}, 0), type({1, 16, 8, 8}), janus::numeric::default_rounding_mode);
+        ops::AveragePool::plan(std::array{type({1, 16, 8, 8})}, avg_attrs(3, 3, 1, {1, 1, 1, 1}, 0), type({1, 16, 8, 8}), janus::numeric::default_rounding_mode);
     REQUIRE(ap.ok());
     CHECK_RULE(lower_average_pool(c, *ap, X, Y), "lower-pool-count");
     // ceil-mode overhang with count_include_pad = 1: the overhang does not count
     ops::AveragePoolAttrs ceil = avg_attrs(2, 2, 2, {}, 1);
     ceil.ceil_mode = 1;
-    const auto apc = ops::AveragePool::plan(type({1, 16, 7, 7}), ceil, type({1, 16, 4, 4}), janus::numeric::default_rounding_mode);
+    const auto apc = ops::AveragePool::plan(std::array{type({1, 16, 7, 7})}, ceil, type({1, 16, 4, 4}), janus::numeric::default_rounding_mode);
     REQUIRE(apc.ok());
     CHECK_RULE(lower_average_pool(c, *apc, DramImage{2, 0, 7, 7, 16, 16}, DramImage{3, 0, 4, 4, 16, 16}),
                "lower-pool-count");
     // a 4096 x 4096 global average: 2^24 x 255 exceeds int32
-    const auto big = ops::GlobalAveragePool::plan(type({1, 16, 4096, 4096}), {}, type({1, 16, 1, 1}), janus::numeric::default_rounding_mode);
+    const auto big = ops::GlobalAveragePool::plan(std::array{type({1, 16, 4096, 4096})}, {}, type({1, 16, 1, 1}), janus::numeric::default_rounding_mode);
     REQUIRE(big.ok());
     CHECK_RULE(lower_global_average_pool(c, *big, DramImage{2, 0, 4096, 4096, 16, 16}, DramImage{3, 0, 1, 1, 16, 16}),
                "lower-pool-range");
     // a pixel of 64 KiB does not fit the ACC row of a global average
-    const auto fat = ops::GlobalAveragePool::plan(type({1, 16384, 2, 2}), {}, type({1, 16384, 1, 1}), janus::numeric::default_rounding_mode);
+    const auto fat = ops::GlobalAveragePool::plan(std::array{type({1, 16384, 2, 2})}, {}, type({1, 16384, 1, 1}), janus::numeric::default_rounding_mode);
     REQUIRE(fat.ok());
     CHECK_RULE(
         lower_global_average_pool(c, *fat, DramImage{2, 0, 2, 2, 16384, 16384}, DramImage{3, 0, 1, 1, 16384, 16384}),

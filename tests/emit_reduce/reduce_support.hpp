@@ -75,7 +75,7 @@ Outcome run(const Shape& shape, const ops::ReduceAttrs& a, numeric::QuantParams 
     const ops::TensorType out{DType::i8, inferred->shape, qo ? qo : inferred->quant};
     const auto host = ops::call<Op>({tx}, a, out);
     REQUIRE_MESSAGE(host.ok(), (host.ok() ? std::string() : host.error().message()));
-    auto plan = Op::plan(tin, a, out, janus::numeric::default_rounding_mode);
+    auto plan = Op::plan(std::span(&tin, 1), a, out, janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     if (edit) edit(*plan);
     Outcome o;

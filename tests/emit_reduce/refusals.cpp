@@ -12,7 +12,7 @@ TEST_CASE("reduce refusals name the rule and leave nothing in the builder") {
         const auto t = type(in);
         const auto inf = Op::infer(std::span<const ops::TensorType>(&t, 1), a);
         REQUIRE(inf.ok());
-        const auto p = Op::plan(t, a, type(inf->shape), janus::numeric::default_rounding_mode);
+        const auto p = Op::plan(std::span(&t, 1), a, type(inf->shape), janus::numeric::default_rounding_mode);
         REQUIRE(p.ok());
         return *p;
     };
@@ -52,7 +52,7 @@ TEST_CASE("reduce refusals name the rule and leave nothing in the builder") {
     // a float32 plan; a uint8 zero point
     const auto ft = ops::TensorType{DType::f32, s, std::nullopt};
     const auto fp =
-        ops::ReduceSum::plan(ft, attrs({1, 2}, 1), ops::TensorType{DType::f32, Shape{1, 1, 1, 16}, std::nullopt}, janus::numeric::default_rounding_mode);
+        ops::ReduceSum::plan(std::array{ft}, attrs({1, 2}, 1), ops::TensorType{DType::f32, Shape{1, 1, 1, 16}, std::nullopt}, janus::numeric::default_rounding_mode);
     REQUIRE(fp.ok());
     CHECK_RULE(lower_reduce_sum(e, *fp, X, Y), "lower-reduce-type");
     auto up = sp;
@@ -62,7 +62,7 @@ TEST_CASE("reduce refusals name the rule and leave nothing in the builder") {
     const Shape s3{4, 5, 16};
     const auto qa = numeric::make_quant_per_axis(DType::i8, {0.1f, 0.2f, 0.3f, 0.4f}, {0, 0, 0, 0}, 0, s3).value();
     const ops::TensorType ta{DType::i8, s3, qa};
-    const auto pa = ops::ReduceMax::plan(ta, attrs({1}, 1), ops::TensorType{DType::i8, Shape{4, 1, 16}, qa}, janus::numeric::default_rounding_mode);
+    const auto pa = ops::ReduceMax::plan(std::array{ta}, attrs({1}, 1), ops::TensorType{DType::i8, Shape{4, 1, 16}, qa}, janus::numeric::default_rounding_mode);
     REQUIRE(pa.ok());
     CHECK_RULE(lower_reduce_max(e, *pa, DramRows{2, 0, s3, 16}, DramRows{3, 0, Shape{4, 1, 16}, 16}),
                "lower-reduce-per-axis");
@@ -70,8 +70,7 @@ TEST_CASE("reduce refusals name the rule and leave nothing in the builder") {
     std::vector<std::int32_t> zs(16, 0);
     zs[3] = 5;
     const auto qc = numeric::make_quant_per_axis(DType::i8, sc, zs, 2, s3).value();
-    const auto pc = ops::ReduceMin::plan(ops::TensorType{DType::i8, s3, qc}, attrs({1}, 1),
-                                         ops::TensorType{DType::i8, Shape{4, 1, 16}, qc}, janus::numeric::default_rounding_mode);
+    const auto pc = ops::ReduceMin::plan(std::array{ops::TensorType{DType::i8, s3, qc}}, attrs({1}, 1), ops::TensorType{DType::i8, Shape{4, 1, 16}, qc}, janus::numeric::default_rounding_mode);
     REQUIRE(pc.ok());
     CHECK_RULE(lower_reduce_min(e, *pc, DramRows{2, 0, s3, 16}, DramRows{3, 0, Shape{4, 1, 16}, 16}),
                "lower-reduce-per-axis");

@@ -21,6 +21,7 @@
 
 #include <janus/ops/quantize.hpp>
 #include <janus/ops/unary.hpp>
+#include "support/quant_plan.hpp"
 
 // Test executables build as one unity TU per directory: this file's helpers and tests live in their own
 // namespace, so their names hide (never overload) a sibling file's helpers of the same name.
@@ -376,7 +377,7 @@ TEST_CASE("quantized unary ops equal DequantizeLinear -> float op -> QuantizeLin
 TEST_CASE("the quantized kernel is a 256-entry table indexed by the input code") {
     const auto qi = num::make_quant(DType::i8, 0.05f, 3).value();
     const auto qo = num::make_quant(DType::i8, 1.0f / 128, -128).value();
-    const auto t = Sigmoid::table(qi, qo, NoAttrs{});
+    const auto t = janus_test::quant_plan<Sigmoid>({qi}, qo, janus::numeric::Rounding::round_double, NoAttrs{}).value();
     CHECK(t->in == DType::i8);
     CHECK(t->out == DType::i8);
     CHECK(t->values[128 + 3] == quantize_d(0.5, qo.scale(), qo.zero_point(), DType::i8));  // code zp -> real 0

@@ -17,6 +17,7 @@
 
 #include <janus/ops/binary.hpp>
 #include <janus/ops/expr.hpp>
+#include "support/quant_plan.hpp"
 
 namespace {
 
@@ -604,7 +605,7 @@ void check_binary_expr_proved(float sa, std::int32_t za, float sb, std::int32_t 
     const auto qa = num::make_quant(dt, sa, za).value();
     const auto qb = num::make_quant(dt, sb, zb).value();
     const auto qo = num::make_quant(dto, so, zo).value();
-    const auto plan = janus::ops::plan_binary_quant<Kind>(qa, qb, qo, janus::numeric::default_rounding_mode, "test");
+    const auto plan = janus_test::binary_plan<Kind>(qa, qb, qo, janus::numeric::default_rounding_mode);
     REQUIRE(plan.ok());
     const auto e = janus::ops::binary_quant_expr<Kind, T, To>(*plan);
     const auto st = ex::prove_ranges(e, {}, "test");

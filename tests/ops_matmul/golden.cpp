@@ -257,7 +257,7 @@ TEST_CASE("Gemm quantized: per-column C scales are checked against s_a * s_b[n]"
 TEST_CASE("MatMul/Gemm: plan() states the multipliers from types alone") {
     const TensorType a{DType::i8, {1, 2}, qp(DType::i8, 0.5f, 1)}, b{DType::i8, {2, 1}, qp(DType::i8, 0.25f, -2)};
     const TensorType in[2] = {a, b};
-    auto p = MatMul::plan(in, qout(DType::i8, {1, 1}, 1.0f, 3), janus::numeric::default_rounding_mode);
+    auto p = MatMul::plan(in, {}, qout(DType::i8, {1, 1}, 1.0f, 3), janus::numeric::default_rounding_mode);
     REQUIRE(p.ok());
     CHECK(p->per_axis == MatMulPerAxis::none);
     REQUIRE(p->ratios.size() == 1);

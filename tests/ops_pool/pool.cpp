@@ -213,7 +213,7 @@ TEST_CASE("quantized AveragePool: per-count multipliers give round(s_in * sum / 
     REQUIRE(cip.ok());
     CHECK(cip->to_vector<std::int8_t>() == std::vector<std::int8_t>{2, 6, 10, 7});
     // the plan holds one multiplier per count that occurs
-    auto p = AveragePool::plan(type_of(x), avg({3}, {1}, {1, 1}, 0), out, janus::numeric::default_rounding_mode);
+    auto p = AveragePool::plan(std::array{type_of(x)}, avg({3}, {1}, {1, 1}, 0), out, janus::numeric::default_rounding_mode);
     REQUIRE(p.ok());
     CHECK(p->min_count == 2);
     CHECK(p->max_count == 3);
@@ -342,15 +342,15 @@ TEST_CASE("pool rule output-quantization-required: a quantized average needs the
 TEST_CASE("pool rule output-dtype: int8 in, int8 out (a storage change is QuantizeLinear's job)") {
     const Tensor x = Tensor::from<std::int8_t>({1, 1, 2}, {1, 2}, quant(DType::i8, 0.5f, 0));
     const TensorType out{DType::u8, {1, 1, 1}, quant(DType::u8, 0.5f, 128)};
-    CHECK_RULE(AveragePool::plan(type_of(x), avg({2}, {}, {}, 0), out, janus::numeric::default_rounding_mode), "output-dtype");
-    CHECK_RULE(MaxPool::plan(type_of(x), mx({2}, {}, {}), out, janus::numeric::default_rounding_mode), "output-dtype");
+    CHECK_RULE(AveragePool::plan(std::array{type_of(x)}, avg({2}, {}, {}, 0), out, janus::numeric::default_rounding_mode), "output-dtype");
+    CHECK_RULE(MaxPool::plan(std::array{type_of(x)}, mx({2}, {}, {}), out, janus::numeric::default_rounding_mode), "output-dtype");
 }
 
 TEST_CASE("pool rule output-shape / output-type-matches-inference: the output must be the pooled shape") {
     const Tensor x = f1d({1, 2, 3});
     CHECK_RULE(call<MaxPool>({x}, mx({2}, {}, {}), TensorType{DType::f32, {1, 1, 3}, std::nullopt}),
                "output-type-matches-inference");
-    CHECK_RULE(MaxPool::plan(type_of(x), mx({2}, {}, {}), TensorType{DType::f32, {1, 1, 3}, std::nullopt}, janus::numeric::default_rounding_mode),
+    CHECK_RULE(MaxPool::plan(std::array{type_of(x)}, mx({2}, {}, {}), TensorType{DType::f32, {1, 1, 3}, std::nullopt}, janus::numeric::default_rounding_mode),
                "output-shape");
 }
 
@@ -368,10 +368,10 @@ TEST_CASE("pool rule requantize-left-shift-fits-int32: a count-1 corner with a h
     const auto a = avg({n}, {std::int64_t{1} << 20}, {n - 1, n - 1}, 0);
     const auto t = AveragePool::infer(std::vector<TensorType>{in}, a);
     REQUIRE(t.ok());
-    CHECK_RULE(AveragePool::plan(in, a, TensorType{DType::i8, t->shape, quant(DType::i8, 0.25f, 0)}, janus::numeric::default_rounding_mode),
+    CHECK_RULE(AveragePool::plan(std::array{in}, a, TensorType{DType::i8, t->shape, quant(DType::i8, 0.25f, 0)}, janus::numeric::default_rounding_mode),
                "requantize-left-shift-fits-int32");
     // the same geometry with s_in = s_out is accepted (the clamp limit shrinks the shifted range)
-    CHECK(AveragePool::plan(in, a, TensorType{DType::i8, t->shape, quant(DType::i8, 1.0f, 0)}, janus::numeric::default_rounding_mode).ok());
+    CHECK(AveragePool::plan(std::array{in}, a, TensorType{DType::i8, t->shape, quant(DType::i8, 1.0f, 0)}, janus::numeric::default_rounding_mode).ok());
 }
 
 // ---- The rq_indexed primitive (expr.hpp) the average epilogue is built on ------------------------------------------

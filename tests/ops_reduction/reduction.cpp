@@ -186,7 +186,7 @@ TEST_CASE("quantized reductions match hand-computed values") {
     // 1, so 4/3 is first rounded to the half grid (1.5) and then away from zero (2): the documented 1-LSB case.
     y = call<ReduceMean>({x}, attrs({1}, 0), TensorType{DType::i8, {2}, quant(DType::i8, 0.5f, 0)});
     CHECK(y->to_vector<std::int8_t>() == std::vector<std::int8_t>{2, 5});
-    const auto third = ReduceMean::plan(type_of(x), attrs({1}, 0), type_of(*y), janus::numeric::default_rounding_mode)->multipliers[0];
+    const auto third = ReduceMean::plan(std::array{type_of(x)}, attrs({1}, 0), type_of(*y), janus::numeric::default_rounding_mode)->multipliers[0];
     CHECK(numeric::round_half_even::apply(4, third) == 1);
     // max over rows with the proposed (input) quantization: a selection, exact
     y = call<ReduceMax>({x}, attrs({0}, 0));
@@ -210,7 +210,7 @@ TEST_CASE("quantized reductions match hand-computed values") {
               ->to_vector<std::uint8_t>() == std::vector<std::uint8_t>{255});
     // the output storage type is the input's (ONNX: T -> T)
     const TensorType int8_out{DType::i8, {1}, quant(DType::i8, 0.01f, 0)};
-    CHECK(ReduceSum::plan(type_of(u), attrs({0}), int8_out, janus::numeric::default_rounding_mode).error().rule == "output-dtype");
+    CHECK(ReduceSum::plan(std::array{type_of(u)}, attrs({0}), int8_out, janus::numeric::default_rounding_mode).error().rule == "output-dtype");
 }
 
 TEST_CASE("seed A3: each op has its own init, pre and post (printed kernels)") {
@@ -218,9 +218,9 @@ TEST_CASE("seed A3: each op has its own init, pre and post (printed kernels)") {
     const TensorType in{DType::i8, {2, 3}, quant(DType::i8, 0.5f, 1)};
     const TensorType out{DType::i8, {2}, quant(DType::i8, 0.25f, -2)};
     const auto a = attrs({1}, 0);
-    auto sum = ReduceSum::plan(in, a, out, janus::numeric::default_rounding_mode).value();
-    auto mean = ReduceMean::plan(in, a, out, janus::numeric::default_rounding_mode).value();
-    auto max = ReduceMax::plan(in, a, out, janus::numeric::default_rounding_mode).value();
+    auto sum = ReduceSum::plan(std::array{in}, a, out, janus::numeric::default_rounding_mode).value();
+    auto mean = ReduceMean::plan(std::array{in}, a, out, janus::numeric::default_rounding_mode).value();
+    auto max = ReduceMax::plan(std::array{in}, a, out, janus::numeric::default_rounding_mode).value();
     const expr::In<0, std::int8_t> x;
     const expr::In<0, std::int32_t> acc;
     CHECK(ReduceSum::init_quant<std::int8_t>() == 0);
@@ -551,7 +551,7 @@ TEST_CASE("seed A1: ReduceStats report the data movement of any axis set") {
     CHECK(!b->stats.inner_axis_reduced);
     CHECK(b->stats.outputs == 105);
     // plan: the same decisions from types alone
-    auto p = ReduceMax::plan(type_of(x), attrs({-1, 1}, 0), out_a, janus::numeric::default_rounding_mode);
+    auto p = ReduceMax::plan(std::array{type_of(x)}, attrs({-1, 1}, 0), out_a, janus::numeric::default_rounding_mode);
     REQUIRE(p.ok());
     CHECK(p->axes == Dims{1, 3});
     CHECK(p->keep_shape == Shape{2, 1, 5, 1});
@@ -598,7 +598,7 @@ TEST_CASE("the int32 accumulator is proved: counts whose worst case overflows ar
     const auto q = quant(DType::i8, 0.01f, 127);
     const auto qo = quant(DType::i8, 100.0f, 0);
     auto plan_of = [&](std::int64_t n, const numeric::QuantParams& qi) {
-        return ReduceSum::plan(TensorType{DType::i8, {3, n}, qi}, attrs({1}, 0), TensorType{DType::i8, {3}, qo}, janus::numeric::default_rounding_mode);
+        return ReduceSum::plan(std::array{TensorType{DType::i8, {3, n}, qi}}, attrs({1}, 0), TensorType{DType::i8, {3}, qo}, janus::numeric::default_rounding_mode);
     };
     auto ok = plan_of(8421504, q);
     REQUIRE(ok.ok());
@@ -610,7 +610,7 @@ TEST_CASE("the int32 accumulator is proved: counts whose worst case overflows ar
     CHECK(bad.error().detail.find("at most 8421504") != std::string::npos);
     MESSAGE(bad.error().message());
     // ReduceMean has the same accumulator, hence the same limit
-    CHECK(ReduceMean::plan(TensorType{DType::i8, {3, 8421505}, q}, attrs({1}, 0), TensorType{DType::i8, {3}, qo}, janus::numeric::default_rounding_mode)
+    CHECK(ReduceMean::plan(std::array{TensorType{DType::i8, {3, 8421505}, q}}, attrs({1}, 0), TensorType{DType::i8, {3}, qo}, janus::numeric::default_rounding_mode)
               .error()
               .rule == "accumulator-fits-int32");
     // the proof uses the actual zero point: zp 0 keeps x - zp in [-128, 127], up to 2^24 elements
@@ -619,13 +619,13 @@ TEST_CASE("the int32 accumulator is proved: counts whose worst case overflows ar
     CHECK(plan_of(std::int64_t{1} << 24, q0).ok());
     CHECK(plan_of((std::int64_t{1} << 24) + 1, q0).error().rule == "accumulator-fits-int32");
     // a count from several axes: [4096, 4096] reduced fully is 2^24 elements of [-255, 0]
-    CHECK(ReduceSum::plan(TensorType{DType::i8, {4096, 4096}, q}, attrs({}, 0), TensorType{DType::i8, {}, qo}, janus::numeric::default_rounding_mode)
+    CHECK(ReduceSum::plan(std::array{TensorType{DType::i8, {4096, 4096}, q}}, attrs({}, 0), TensorType{DType::i8, {}, qo}, janus::numeric::default_rounding_mode)
               .error()
               .rule == "accumulator-fits-int32");
     // max / min never grow: any count is fine
-    CHECK(ReduceMax::plan(TensorType{DType::i8, {4096, 4096}, q}, attrs({}, 0), TensorType{DType::i8, {}, q}, janus::numeric::default_rounding_mode).ok());
+    CHECK(ReduceMax::plan(std::array{TensorType{DType::i8, {4096, 4096}, q}}, attrs({}, 0), TensorType{DType::i8, {}, q}, janus::numeric::default_rounding_mode).ok());
     // round_double's left shift is proved too: s_in / s_out = 1 is 2^30 * 2^(1-31), so |acc| must stay below 2^30
-    auto shift = ReduceSum::plan(TensorType{DType::i8, {1, 5000000}, q}, attrs({1}, 0), TensorType{DType::i8, {1}, q}, janus::numeric::default_rounding_mode);
+    auto shift = ReduceSum::plan(std::array{TensorType{DType::i8, {1, 5000000}, q}}, attrs({1}, 0), TensorType{DType::i8, {1}, q}, janus::numeric::default_rounding_mode);
     REQUIRE(!shift.ok());
     CHECK(shift.error().rule == "requantize-left-shift-fits-int32");
 }

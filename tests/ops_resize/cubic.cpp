@@ -467,16 +467,18 @@ TEST_CASE("rules align-corners-extent-ambiguous and exclude-outside-unsupported 
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// the NPU lowering refuses what it cannot do (emit/resize.hpp lowers nearest only)
+// the NPU lowering refuses what it cannot do (emit/resize.hpp lowers nearest only); cubic and tf_crop_and_resize are
+// float32 only, so the op's own plan refuses them on int8 before the emitter looks at the mode
 
-TEST_CASE("lower_resize refuses cubic (lower-resize-mode) and tf_crop_and_resize (lower-resize-coordinate)") {
+TEST_CASE("lower_resize refuses cubic and tf_crop_and_resize on int8 with the host plan's rules") {
     emit::Builder b("resize");
     REQUIRE(b.emit("nop", {}).ok());
     const auto qi = numeric::make_quant(DType::i8, 0.05f, -7).value();
     const emit::DramArray X{2, 0, {1, 4, 4, 16}, 16, qi}, Y{3, 0, {1, 8, 8, 16}, 16, qi};
-    CHECK_RULE(emit::lower_resize(b, with_scales(cubic(), {1, 1, 2, 2}), X, Y, janus::numeric::default_rounding_mode), "lower-resize-mode");
+    CHECK_RULE(emit::lower_resize(b, with_scales(cubic(), {1, 1, 2, 2}), X, Y, janus::numeric::default_rounding_mode),
+               "cubic-quantized-unsupported");
     CHECK_RULE(emit::lower_resize(b, crop("nearest", {0, 0, 0, 0, 1, 1, 1, 1}, {1, 16, 8, 8}), X, Y, janus::numeric::default_rounding_mode),
-               "lower-resize-coordinate");
+               "tf-crop-and-resize-quantized-unsupported");
     CHECK(b.size() == 1);  // nothing emitted
 }
 

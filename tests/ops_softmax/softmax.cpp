@@ -198,7 +198,7 @@ TEST_CASE("scale extremes: a tiny input scale flattens the row, a huge one selec
 TEST_CASE("the plan: table entry 255 is the unit, N * unit fits int32, and the formats of the header") {
     const Tensor x =
         Tensor::from<std::int8_t>({2, 1000}, std::vector<std::int8_t>(2000, 0), quant(DType::i8, 0.05f, 0));
-    const auto p = Softmax::plan(type_of(x), {-1}, qtype(x, DType::i8, 1.0f / 256, -128), janus::numeric::default_rounding_mode).value();
+    const auto p = Softmax::plan(std::array{type_of(x)}, {-1}, qtype(x, DType::i8, 1.0f / 256, -128), janus::numeric::default_rounding_mode).value();
     CHECK(p.extent == 1000);
     CHECK(p.unit == 2147483);  // floor((2^31 - 1) / 1000)
     CHECK(p.table->values[255] == p.unit);
@@ -254,7 +254,7 @@ TEST_CASE("quantized error stays within the derived bound; measured maximum repo
             }
         }
         const TensorType out{dout, s, qo};
-        auto plan = Softmax::plan(type_of(x), {axis}, out, janus::numeric::default_rounding_mode);
+        auto plan = Softmax::plan(std::array{type_of(x)}, {axis}, out, janus::numeric::default_rounding_mode);
         if (!plan.ok()) {  // only the documented refusal: the derived bound above max_error_lsb
             CHECK(plan.error().rule == "softmax-error-bound");
             CHECK(s[axis] > 3000);
@@ -303,7 +303,7 @@ TEST_CASE("long rows, worst case for the table: one max and N-1 equal values at 
                 v[static_cast<std::size_t>(r * n + j)] = static_cast<std::int8_t>(j == r % n ? 127 : 127 - r - 1);
         const auto qi = quant(DType::i8, s_x, 0), qo = quant(DType::i8, 1.0f / 256, -128);
         const Tensor x = Tensor::from<std::int8_t>(s, v, qi);
-        const auto plan = Softmax::plan(type_of(x), {1}, TensorType{DType::i8, s, qo}, janus::numeric::default_rounding_mode).value();
+        const auto plan = Softmax::plan(std::array{type_of(x)}, {1}, TensorType{DType::i8, s, qo}, janus::numeric::default_rounding_mode).value();
         const Tensor y = softmax(x, 1, TensorType{DType::i8, s, qo}).value();
         const auto* got = reinterpret_cast<const std::int8_t*>(y.data());  // contiguous output
         // The reference in closed form (two distinct values per row): p_max = 1 / (1 + (N - 1) t),

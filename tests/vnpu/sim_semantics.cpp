@@ -11,6 +11,7 @@
 #include <janus/ops/binary.hpp>
 
 #include "sim_support.hpp"
+#include "support/quant_plan.hpp"
 
 using namespace vt;
 
@@ -313,7 +314,7 @@ void check_ew(const char* mnemonic, std::uint32_t seed) {
         const Tensor ta = Tensor::from<std::int8_t>(Shape{n}, a, qa), tb = Tensor::from<std::int8_t>(Shape{n}, b, qb);
         auto host = ops::call<Op>({ta, tb}, {}, ops::TensorType{DType::i8, Shape{n}, qo});
         REQUIRE(host.ok());
-        const auto plan = ops::plan_binary_quant<Kind>(qa, qb, qo, janus::numeric::default_rounding_mode, "test").value();
+        const auto plan = janus_test::binary_plan<Kind>(qa, qb, qo, janus::numeric::default_rounding_mode).value();
         sim::Machine m;
         std::memcpy(&m.lmem[0x100], a.data(), n);
         std::memcpy(&m.lmem[0x200], b.data(), n);

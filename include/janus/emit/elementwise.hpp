@@ -135,8 +135,8 @@ inline DramTensor broadcast_row_constant(Builder& b, std::span<const std::int8_t
     return DramTensor{0, b.constant(bytes), period, n};
 }
 
-/// out = Kind(a, b) under `plan` (ops::plan_binary_quant<Kind>), rounding R. Either input may be a row repeated
-/// along the output (emit/stream.hpp): its element count a multiple of 16 that divides the output's.
+/// out = Kind(a, b) under `plan` (the binary op's plan, ops::Add::plan ...), with its rounding. Either input may be a
+/// row repeated along the output (emit/stream.hpp): its element count a multiple of 16 that divides the output's.
 template <expr::BinOp Kind>
 Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTensor& x, const DramTensor& y,
                     const DramTensor& out, const StreamOptions& opt = {}) {

@@ -641,28 +641,17 @@ inline Status lower_concat(Builder& b, const ops::Concat::Attrs& a, std::span<co
         types.push_back(xs[k].type());
     }
     JANUS_CHECK(ops::validate_attrs(ops::Concat::schema, a, ops::op_what<ops::Concat>()));
-    JANUS_TRY(ops::Concat::Plan p, ops::Concat::plan(types, a));
-    JANUS_CHECK(move_detail::check_shape(y, p.out.shape, what, op));
-    ops::TensorType moved = p.out;
-    if (types[0].quant && !moved.quant) {
-        if (!y.quant)
-            return make_error(ops::op_what<ops::Concat>(), "output", "output-quantization-required",
-                              "the inputs have different quantization parameters; give the output's (each input is "
-                              "requantized to it)");
-        moved.quant = y.quant;
-    }
-    JANUS_CHECK(ops::movement::check_output(moved, y.type(), ops::op_what<ops::Concat>()));
+    // the plan checks the output descriptor's type (shape, dtype, quantization) against the inputs
+    JANUS_TRY(const ops::Concat::Plan p, ops::Concat::plan(types, a, y.type(), rounding));
     std::vector<move_detail::Lut> tables;
     tables.reserve(xs.size());  // the copies point into it
     std::vector<move_detail::RowCopy> copies;
-    std::int64_t off = 0;
     int requantized = 0;
     const Layout yl = y.layout();
     for (std::size_t k = 0; k < xs.size(); ++k) {
-        const std::int64_t n = xs[k].shape[static_cast<std::size_t>(p.axis)];
-        std::optional<numeric::QuantParams> dq = y.quant;
-        if (y.quant) dq = ops::movement::sliced_quant(*y.quant, p.axis, SliceRange{off, n, 1});
-        JANUS_TRY(std::optional<move_detail::Lut> t, move_detail::decide_table(xs[k].quant, dq, rounding, what, op));
+        const std::int64_t n = xs[k].shape[static_cast<std::size_t>(p.axis)], off = p.offsets[k];
+        JANUS_TRY(std::optional<move_detail::Lut> t,
+                  move_detail::decide_table(xs[k].quant, p.into[k], rounding, what, op));
         const std::int64_t ax[1] = {p.axis}, st[1] = {off}, en[1] = {off + n};
         JANUS_TRY(Layout dl, slice(yl, ax, st, en, {}, what));
         const Layout xl = xs[k].layout();
@@ -673,7 +662,6 @@ inline Status lower_concat(Builder& b, const ops::Concat::Attrs& a, std::span<co
             ++requantized;
         }
         copies.push_back(std::move(c));
-        off += n;
     }
     return move_detail::emit_copies(b, what, op, copies,
                                     std::to_string(xs.size()) + " input(s) along axis " + std::to_string(p.axis) +
@@ -696,13 +684,10 @@ inline Status lower_pad(Builder& b, const ops::Pad::Attrs& a, const DramArray& x
     JANUS_CHECK(move_detail::check_array(y, what, op, "output", true));
     JANUS_CHECK(move_detail::check_disjoint(x, y, what, op));
     JANUS_CHECK(ops::validate_attrs(ops::Pad::schema, a, ops::op_what<ops::Pad>()));
-    JANUS_TRY(ops::Pad::Plan p, ops::Pad::plan(x.type(), a));
-    JANUS_CHECK(move_detail::check_shape(y, p.out.shape, what, op));
-    JANUS_CHECK(ops::movement::check_output(p.out, y.type(), ops::op_what<ops::Pad>()));
+    const ops::TensorType xt = x.type();
+    // the plan checks the output descriptor's type (shape, dtype, quantization) against the input
+    JANUS_TRY(const ops::Pad::Plan p, ops::Pad::plan(std::span<const ops::TensorType>(&xt, 1), a, y.type(), rounding));
     const int r = x.rank();
-    if (y.quant && y.quant->axis && p.axes[static_cast<std::size_t>(*y.quant->axis)].changes())
-        return make_error(ops::op_what<ops::Pad>(), "output", "pad-keeps-quantization-axis",
-                          "the requested output is quantized along padded axis " + std::to_string(*y.quant->axis));
     const auto& inner = p.axes[static_cast<std::size_t>(r - 1)];
     if (a.mode != "constant" && (inner.pad_begin > 0 || inner.pad_end > 0))
         return make_error(what, "axis " + std::to_string(r - 1), "lower-pad-inner",
@@ -710,7 +695,7 @@ inline Status lower_pad(Builder& b, const ops::Pad::Attrs& a, const DramArray& x
                               " padding of the innermost axis copies single bytes to byte offsets within rows: "
                               "the DMA moves 16-B granules at 16-B aligned addresses (VEC / LUT operands are "
                               "16-B aligned as well); the host runs it");
-    JANUS_TRY(std::optional<move_detail::Lut> table, move_detail::decide_table(p.out.quant, y.quant, rounding, what, op));
+    JANUS_TRY(std::optional<move_detail::Lut> table, move_detail::decide_table(p.moved, y.quant, rounding, what, op));
     std::vector<std::int64_t> m(static_cast<std::size_t>(r)), pb(static_cast<std::size_t>(r)),
         cb(static_cast<std::size_t>(r));
     for (int k = 0; k < r; ++k) {

@@ -10,9 +10,10 @@
 // gives P = s; a downscale P = 1); otherwise into runs of constant step. Each class of each output row is one
 // multi-row DMA copy (rows = pixels, source stride = the progression's step x pitch, destination stride = P x
 // pitch), through emit/movement.hpp's staging buffer; the in-order DMA queue orders them, no event is needed.
-// Refused with a rule: lower-resize-mode (linear: its per-pixel Q.11 weights are not lowered yet; cubic: float only
-// on the host), lower-resize-coordinate (tf_crop_and_resize: its extrapolated pixels are not DMA copies), and
-// emit/movement.hpp's lower-resize-layout / -per-axis / -budget.
+// Refused with a rule: lower-resize-mode (linear: its per-pixel Q.11 weights are not lowered yet), the host plan's
+// own refusals (cubic and tf_crop_and_resize are float32 only: cubic-quantized-unsupported,
+// tf-crop-and-resize-quantized-unsupported; an output descriptor of another shape: output-type-matches-inference),
+// and emit/movement.hpp's lower-resize-layout / -per-axis / -budget.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -76,21 +77,16 @@ inline Status lower_resize(Builder& b, const ops::Resize::Attrs& a, const DramAr
         return make_error(what, "", "lower-resize-layout",
                           "one NHWC image {1, H, W, C} is lowered, got " + describe(x) + " -> " + describe(y));
     const std::int64_t H = x.shape[1], W = x.shape[2], C = x.shape[3];
+    // the plan is the host's, on the NCHW types of the two NHWC images; it checks y's extents and quantization
     const ops::TensorType nchw{DType::i8, Shape{1, C, H, W}, x.quant};
-    JANUS_TRY(const ops::resize::Plan p, ops::Resize::plan(nchw, a));
+    const ops::TensorType nchw_out{DType::i8, Shape{1, y.shape[3], y.shape[1], y.shape[2]}, y.quant};
+    JANUS_TRY(const ops::resize::Plan p,
+              ops::Resize::plan(std::span<const ops::TensorType>(&nchw, 1), a, nchw_out, rounding));
     if (p.mode == ops::resize::Mode::linear)
         return make_error(what, "mode", "lower-resize-mode",
                           "linear resize is not lowered yet (its per-pixel Q.11 weights would be vec.mac over "
                           "replicated weights); the host runs it");
-    if (p.mode != ops::resize::Mode::nearest)
-        return make_error(what, "mode", "lower-resize-mode",
-                          "cubic resize is not lowered (the host runs it in float32 only); only nearest is");
-    if (p.coord == ops::resize::Coord::tf_crop_and_resize)
-        return make_error(what, "coordinate_transformation_mode", "lower-resize-coordinate",
-                          "tf_crop_and_resize is not lowered (its extrapolated pixels are no copies of input "
-                          "pixels); the host runs it in float32");
     const std::int64_t Ho = p.out[2], Wo = p.out[3];
-    JANUS_CHECK(check_shape(y, Shape{1, Ho, Wo, C}, what, op));
     JANUS_TRY(const std::optional<Lut> table, decide_table(x.quant, y.quant, rounding, what, op));
     const auto h = ops::resize::nearest_table(p, 2, H);
     const auto w = ops::resize::nearest_table(p, 3, W);

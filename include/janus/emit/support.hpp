@@ -208,9 +208,9 @@ inline constexpr std::array<OpSupport, ops::op_count> op_support{{
     {"Resize", Support::partial, "lower_resize (nearest: DMA pixel copies per residue class of output columns)",
      "nearest, every coordinate rule and nearest mode, scales or sizes, int8 NHWC; a different output quantization via "
      "lut.apply",
-     "lower-resize-mode: linear mode (not lowered yet: its per-pixel Q.11 weights as vec.mac over replicated weights) "
-     "or cubic (float32 only, on the host); lower-resize-coordinate: tf_crop_and_resize (its extrapolated pixels are "
-     "not DMA copies); lower-resize-layout: not one NHWC image; lower-resize-per-axis; lower-resize-budget",
+     "lower-resize-mode: linear mode (not lowered yet: its per-pixel Q.11 weights as vec.mac over replicated weights); "
+     "cubic and tf_crop_and_resize are float32 only (the host plan refuses them on int8); lower-resize-layout: not "
+     "one NHWC image; lower-resize-per-axis; lower-resize-budget",
      "emit_resize/resize.cpp"},
     {"BatchNormalization", Support::host, "", "",
      "host: the quantized kernel is sat(rshift(rq(sign (x - off_c), M_c) + bias_c, 8)): a full int32 rq result, a "

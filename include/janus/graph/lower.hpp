@@ -163,6 +163,12 @@ struct OpLowering {
     bool fuses_activation = false;
 };
 
+/// The registry entry of op type O (its name is the op's own, ops::Op::name).
+template <ops::Op O>
+OpLowering lowering_of(Status (*lower)(NodeLowering&), bool fuses_activation = false) {
+    return {O::name.view(), lower, fuses_activation};
+}
+
 struct LowerOptions {
     bool keep_intermediates = false;  ///< no scratch reuse: every value keeps its bytes until the end
     bool kernel_barriers = true;      ///< false only for the negative control of tests/graph/lower.cpp
@@ -391,22 +397,15 @@ Result<A> attrs_of(const ops::AttrMap& m, const auto& schema, const std::string&
     return a;
 }
 
-/// The 256-entry int8 table of a unary elementwise op (ops/unary.hpp), or nullptr for any other op.
-inline Result<std::shared_ptr<const expr::Table256>> unary_table(const Node& n, const numeric::QuantParams& in,
-                                                                 const numeric::QuantParams& out,
-                                                                 const std::string& what) {
+/// The plan of a unary elementwise op (ops/unary.hpp: its 256-entry table), or nullptr for any other op.
+inline Result<std::shared_ptr<const expr::Table256>> unary_table(const Node& n, const ops::TensorType& in,
+                                                                 const ops::TensorType& out,
+                                                                 numeric::Rounding rounding) {
     std::optional<Result<std::shared_ptr<const expr::Table256>>> r;
     ops::for_each_op([&](auto t) {
         using O = typename decltype(t)::type;
-        if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>) {
-            if (!r && O::name.view() == n.op) {
-                auto a = attrs_of<typename O::Attrs>(n.attrs, O::schema, what);
-                if (!a.ok())
-                    r = a.error();
-                else
-                    r = O::table(in, out, *a);
-            }
-        }
+        if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>)
+            if (!r && O::name.view() == n.op) r = ops::plan_with<O>(std::span(&in, 1), n.attrs, out, rounding);
     });
     if (!r) return std::shared_ptr<const expr::Table256>{};
     return std::move(*r);
@@ -493,7 +492,7 @@ inline Status lower_array_op(emit::Builder& b, const Node& n, std::span<const Ph
                                   "lowered");
         const ops::TensorType xt{DType::i8, x.array.dims(), x.array.quant};
         const ops::TensorType yt{DType::i8, y.array.dims(), y.array.quant};
-        JANUS_TRY(const ops::ReducePlan plan, Op::plan(xt, a, yt, rounding));
+        JANUS_TRY(const ops::ReducePlan plan, Op::plan(std::span<const ops::TensorType>(&xt, 1), a, yt, rounding));
         how = "lower_" + n.op + " over physical axes" + [&] {
             std::string s;
             for (auto ax : a.axes) s += " " + std::to_string(ax);
@@ -679,12 +678,12 @@ inline Partition partition_pass(const Graph& g, const std::vector<bool>& host) {
 /// (LoweredNode::fused) and the activation emits no code. Every refusal is a `fuse` line of the log (seed B11:
 /// other readers, a view in between, a dependency boundary).
 template <class FusesActivation>
-FusionPlan fusion_pass(const Graph& g, const Partition& part, const FusesActivation& fuses_activation) {
+FusionPlan fusion_pass(const Graph& g, const Partition& part, const FusesActivation& fuses_activation,
+                       numeric::Rounding rounding) {
     FusionPlan F;
     F.producer.resize(g.nodes.size());
     F.fused_into.assign(g.nodes.size(), -1);
     if (!part.first) return F;
-    const std::string gwhat = "graph " + g.name;
     const auto unary_reader = [&](std::size_t r) { return ops::is_unary_elementwise(g.nodes[r].op); };
     for (std::size_t k = *part.first; k <= *part.last; ++k) {
         const Node& n = g.nodes[k];
@@ -718,7 +717,7 @@ FusionPlan fusion_pass(const Graph& g, const Partition& part, const FusesActivat
             F.log.push_back(what + ": kept, the activation does not run on the NPU on this value alone");
             continue;
         }
-        const auto table = unary_table(an, *q, *qa, gwhat + ": " + node_what(g, j));
+        const auto table = unary_table(an, g.value(o).type, g.value(an.outputs[0]).type, rounding);
         if (!table.ok() || !*table || (*table)->in != DType::i8 || (*table)->out != DType::i8) continue;
         const auto& v = (*table)->values;  // v[c + 128] for code c
         Fusion f{j, {v[0], v[255]}, std::nullopt};
@@ -982,6 +981,10 @@ private:
 /// Lower the NPU part of `g`, segment by segment (see the contract above).
 #if defined(JANUS_OUT_OF_LINE_LOWERING) && !defined(JANUS_DEFINE_LOWERING)
 Result<LoweredGraph> lower_graph(const Graph& g, const LowerOptions& opt = {});
+namespace lower_detail {
+/// The built-in lowering registry (defined with lower_graph).
+const std::vector<OpLowering>& builtin_lowerings();
+}  // namespace lower_detail
 #else
 namespace lower_detail {
 
@@ -997,7 +1000,7 @@ inline Status lower_conv_node(NodeLowering& nl) {
     const Value& wv = g.value(n.inputs[1]);
     if (nl.input(0).form != Placement::Form::image || wv.type.shape.size() != 4)
         return make_error(what, "", "lower-layout", "only 2-D convolutions of [1, C, H, W] images lower");
-    JANUS_TRY(const ops::ConvPlan plan, integer ? ops::ConvInteger::plan(types, a, out.type)
+    JANUS_TRY(const ops::ConvPlan plan, integer ? ops::ConvInteger::plan(types, a, out.type, nl.rounding())
                                                 : ops::Conv::plan(types, a, out.type, nl.rounding()));
     JANUS_TRY(const std::vector<std::int32_t> bias, conv_bias(g, n, what));
     const auto w = const_data<std::int8_t>(wv);
@@ -1054,7 +1057,7 @@ inline Status lower_matmul_left(NodeLowering& nl) {
                               wv.name + " " + wv.type.shape.str() + " is on the left");
     if (nl.input(0).form != Placement::Form::matrix || !nl.input(0).columns.empty())
         return make_error(what, "", "lower-layout", "the activation on the right must be a matrix [K, N]");
-    JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type, nl.rounding()));
+    JANUS_TRY(auto plan, ops::MatMul::plan(types, {}, out.type, nl.rounding()));
     const Placement x = nl.input(0);
     const Placement y = nl.place_result(form);
     nl.log("lower_matmul_left M=" + std::to_string(wv.type.shape[0]) +
@@ -1080,7 +1083,7 @@ inline Status lower_matmul_batch(NodeLowering& nl) {
                           "a batched MatMul lowers as [B, M, K] or [M, K] activations times a constant "
                           "[B, K, N] or [K, N] weight; here " +
                               g.value(ins[0]).type.shape.str() + " x " + ws.str());
-    JANUS_TRY(auto plan, ops::MatMul::plan(types, out.type, nl.rounding()));
+    JANUS_TRY(auto plan, ops::MatMul::plan(types, {}, out.type, nl.rounding()));
     const std::int64_t K = ws[ws.size() - 2], N = ws[ws.size() - 1];
     const Placement y = nl.place_result(form);
     emit::MatmulOptions mo{0, 0, nl.clamp(), nl.lut()};
@@ -1137,9 +1140,9 @@ inline Status lower_matmul_right(NodeLowering& nl) {
             bias = const_data<std::int32_t>(cv);
         }
     } else if (integer) {
-        plan = ops::MatMulInteger::zero_points(types);
+        plan = ops::MatMulInteger::plan(types, {}, out.type, nl.rounding());
     } else {
-        plan = ops::MatMul::plan(types, out.type, nl.rounding());
+        plan = ops::MatMul::plan(types, {}, out.type, nl.rounding());
     }
     if (!plan.ok()) return nl.named(plan.error());
     const Placement x = nl.input(0);
@@ -1160,41 +1163,29 @@ inline Status lower_matmul_right(NodeLowering& nl) {
     return nl.named(st);
 }
 
-/// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on images.
-inline Status lower_pool_node(NodeLowering& nl) {
+/// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on images: the op's plan, then its emitter.
+template <class O>
+Status lower_pool_node(NodeLowering& nl) {
     [[maybe_unused]] auto [g, n, what, out, ins, types, form, b] = nl.parts();
-    Status st = ok_status();
     if (nl.input(0).form != Placement::Form::image)
         return make_error(what, "", "lower-layout", "pooling lowers on [1, C, H, W] images");
     const Placement x = nl.input(0);
-    Result<ops::PoolPlan> plan = make_error(what, "", "lower-pool", "no plan");
-    if (n.op == "MaxPool") {
-        JANUS_TRY(auto a, attrs_of<ops::MaxPool::Attrs>(n.attrs, ops::MaxPool::schema, what));
-        plan = ops::MaxPool::plan(types[0], a, out.type, nl.rounding());
-    } else if (n.op == "AveragePool") {
-        JANUS_TRY(auto a, attrs_of<ops::AveragePool::Attrs>(n.attrs, ops::AveragePool::schema, what));
-        plan = ops::AveragePool::plan(types[0], a, out.type, nl.rounding());
-    } else if (n.op == "GlobalAveragePool") {
-        plan = ops::GlobalAveragePool::plan(types[0], {}, out.type, nl.rounding());
-    } else {
-        plan = ops::GlobalMaxPool::plan(types[0], {}, out.type, nl.rounding());
-    }
+    const auto plan = ops::plan_with<O>(types, n.attrs, out.type, nl.rounding());
     if (!plan.ok()) return nl.named(plan.error());
     const Placement y = nl.place_output(form);
     nl.log("lower_" + n.op);
-    if (n.op == "MaxPool")
-        st = emit::lower_max_pool(b, *plan, x.image(), y.image());
-    else if (n.op == "AveragePool")
-        st = emit::lower_average_pool(b, *plan, x.image(), y.image());
-    else if (n.op == "GlobalAveragePool")
-        st = emit::lower_global_average_pool(b, *plan, x.image(), y.image());
-    else
-        st = emit::lower_global_max_pool(b, *plan, x.image(), y.image());
-    return nl.named(st);
+    if constexpr (std::is_same_v<O, ops::MaxPool>) return nl.named(emit::lower_max_pool(b, *plan, x.image(), y.image()));
+    if constexpr (std::is_same_v<O, ops::AveragePool>)
+        return nl.named(emit::lower_average_pool(b, *plan, x.image(), y.image()));
+    if constexpr (std::is_same_v<O, ops::GlobalAveragePool>)
+        return nl.named(emit::lower_global_average_pool(b, *plan, x.image(), y.image()));
+    if constexpr (std::is_same_v<O, ops::GlobalMaxPool>)
+        return nl.named(emit::lower_global_max_pool(b, *plan, x.image(), y.image()));
 }
 
 /// Add, Sub, Mul, Min, Max: operands of the output's layout, or one a [1, C, 1, 1] broadcast over the pixels.
-inline Status lower_binary_node(NodeLowering& nl) {
+template <class O>
+Status lower_binary_node(NodeLowering& nl) {
     // plain references, not a structured binding: the lambdas below capture them (clang 14 cannot capture bindings)
     const Node& n = nl.node();
     const std::string& what = nl.what();
@@ -1220,21 +1211,11 @@ inline Status lower_binary_node(NodeLowering& nl) {
                           "elementwise ops lower on two operands (activations or int8 constants) of the "
                           "output's layout, or one of them a [1, C, 1, 1] broadcast over the pixels; other "
                           "broadcasts (a scalar, a row) are not lowered yet");
-    const auto& qa = *types[0].quant;
-    const auto& qb = *types[1].quant;
-    const auto& qy = *out.type.quant;
     const emit::DramTensor x = *operand(0), z = *operand(1);
     const Placement y = nl.place_output(form);
     nl.log("lower_binary");
-    const auto run = [&]<expr::BinOp Kind>() -> Status {
-        JANUS_TRY(auto plan, ops::plan_binary_quant<Kind>(qa, qb, qy, nl.rounding(), what));
-        return emit::lower_binary<Kind>(b, plan, x, z, y.flat());
-    };
-    st = n.op == "Add"   ? run.template operator()<expr::BinOp::add>()
-         : n.op == "Sub" ? run.template operator()<expr::BinOp::sub>()
-         : n.op == "Mul" ? run.template operator()<expr::BinOp::mul>()
-         : n.op == "Min" ? run.template operator()<expr::BinOp::min>()
-                         : run.template operator()<expr::BinOp::max>();
+    JANUS_TRY(const typename O::Plan plan, ops::plan_with<O>(types, n.attrs, out.type, nl.rounding()));
+    st = emit::lower_binary<O::kind>(b, plan, x, z, y.flat());
     return nl.named(st);
 }
 
@@ -1281,7 +1262,7 @@ inline Status lower_unary_node(NodeLowering& nl) {
     Status st = ok_status();
     std::shared_ptr<const expr::Table256> table;
     if (ins.size() == 1 && types[0].quant && out.type.quant) {
-        JANUS_TRY(table, unary_table(n, *types[0].quant, *out.type.quant, what));
+        JANUS_TRY(table, unary_table(n, types[0], out.type, nl.rounding()));
     }
     if (!table)
         return make_error(what, "", "lower-op",
@@ -1337,45 +1318,45 @@ inline Status lower_matmul_node(NodeLowering& nl) {
 
 /// The built-in lowerings, one entry per op type; the unary elementwise ops of the op registry all share
 /// lower_unary_node, so a new unary op reaches the NPU with no entry of its own.
-inline const std::vector<OpLowering>& builtin_lowerings() {
+JANUS_LOWERING_LINKAGE const std::vector<OpLowering>& builtin_lowerings() {
     static const std::vector<OpLowering> table = [] {
         std::vector<OpLowering> t = {
-            // op                 lowering                      fuses an activation
-            {"Conv",              &lower_conv_node,             true},
-            {"ConvInteger",       &lower_conv_node,             false},
-            {"ConvTranspose",     &lower_conv_transpose_node,   false},
-            {"MatMul",            &lower_matmul_node,           true},
-            {"Gemm",              &lower_matmul_right,          true},
-            {"MatMulInteger",     &lower_matmul_right,          false},
-            {"MaxPool",           &lower_pool_node,             false},
-            {"AveragePool",       &lower_pool_node,             false},
-            {"GlobalAveragePool", &lower_pool_node,             false},
-            {"GlobalMaxPool",     &lower_pool_node,             false},
-            {"Add",               &lower_binary_node,           false},
-            {"Sub",               &lower_binary_node,           false},
-            {"Mul",               &lower_binary_node,           false},
-            {"Min",               &lower_binary_node,           false},
-            {"Max",               &lower_binary_node,           false},
-            {"Requantize",        &lower_requantize_node,       false},
-            {"Flatten",           &lower_reshape_node,          false},
-            {"Reshape",           &lower_reshape_node,          false},
-            {"Squeeze",           &lower_array_node,            false},
-            {"Unsqueeze",         &lower_array_node,            false},
-            {"Transpose",         &lower_array_node,            false},
-            {"Slice",             &lower_array_node,            false},
-            {"Pad",               &lower_array_node,            false},
-            {"Concat",            &lower_array_node,            false},
-            {"Expand",            &lower_array_node,            false},
-            {"ReduceSum",         &lower_array_node,            false},
-            {"ReduceMean",        &lower_array_node,            false},
-            {"ReduceMax",         &lower_array_node,            false},
-            {"ReduceMin",         &lower_array_node,            false},
-            {"Resize",            &lower_array_node,            false},
+            // op lowering, fuses an activation
+            lowering_of<ops::Conv>(&lower_conv_node, true),
+            lowering_of<ops::ConvInteger>(&lower_conv_node),
+            lowering_of<ops::ConvTranspose>(&lower_conv_transpose_node),
+            lowering_of<ops::MatMul>(&lower_matmul_node, true),
+            lowering_of<ops::Gemm>(&lower_matmul_right, true),
+            lowering_of<ops::MatMulInteger>(&lower_matmul_right),
+            lowering_of<ops::MaxPool>(&lower_pool_node<ops::MaxPool>),
+            lowering_of<ops::AveragePool>(&lower_pool_node<ops::AveragePool>),
+            lowering_of<ops::GlobalAveragePool>(&lower_pool_node<ops::GlobalAveragePool>),
+            lowering_of<ops::GlobalMaxPool>(&lower_pool_node<ops::GlobalMaxPool>),
+            lowering_of<ops::Add>(&lower_binary_node<ops::Add>),
+            lowering_of<ops::Sub>(&lower_binary_node<ops::Sub>),
+            lowering_of<ops::Mul>(&lower_binary_node<ops::Mul>),
+            lowering_of<ops::Min>(&lower_binary_node<ops::Min>),
+            lowering_of<ops::Max>(&lower_binary_node<ops::Max>),
+            lowering_of<ops::Requantize>(&lower_requantize_node),
+            lowering_of<ops::Flatten>(&lower_reshape_node),
+            lowering_of<ops::Reshape>(&lower_reshape_node),
+            lowering_of<ops::Squeeze>(&lower_array_node),
+            lowering_of<ops::Unsqueeze>(&lower_array_node),
+            lowering_of<ops::Transpose>(&lower_array_node),
+            lowering_of<ops::Slice>(&lower_array_node),
+            lowering_of<ops::Pad>(&lower_array_node),
+            lowering_of<ops::Concat>(&lower_array_node),
+            lowering_of<ops::Expand>(&lower_array_node),
+            lowering_of<ops::ReduceSum>(&lower_array_node),
+            lowering_of<ops::ReduceMean>(&lower_array_node),
+            lowering_of<ops::ReduceMax>(&lower_array_node),
+            lowering_of<ops::ReduceMin>(&lower_array_node),
+            lowering_of<ops::Resize>(&lower_array_node),
         };
         ops::for_each_op([&](auto tag) {
             using O = typename decltype(tag)::type;
             if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>)
-                t.push_back({O::name.view(), &lower_unary_node, false});
+                t.push_back(lowering_of<O>(&lower_unary_node));
         });
         return t;
     }();
@@ -1549,10 +1530,13 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
     L.log = part.log;
     L.host_before = part.host_before;
     L.host_after = part.host_after;
-    L.fusion = fusion_pass(g, part, [&](std::string_view op) {
-        const OpLowering* e = lowerings.find(op);
-        return e && e->fuses_activation;
-    });
+    L.fusion = fusion_pass(
+        g, part,
+        [&](std::string_view op) {
+            const OpLowering* e = lowerings.find(op);
+            return e && e->fuses_activation;
+        },
+        opt.rounding);
     L.log.insert(L.log.end(), L.fusion.log.begin(), L.fusion.log.end());
 
     MemoryPlanner mem(g, part, opt.keep_intermediates, L.log);

@@ -58,6 +58,8 @@ inline std::int32_t saturation_limit(std::int64_t bound, const numeric::Quantize
 }
 }  // namespace detail
 
+namespace detail {
+/// The fixed-point parameters of `Kind` from the three quantizations (the body of binary_elementwise::plan).
 template <expr::BinOp Kind>
 Result<BinaryQuantPlan> plan_binary_quant(const numeric::QuantParams& a, const numeric::QuantParams& b,
                                           const numeric::QuantParams& out, numeric::Rounding rounding,
@@ -85,6 +87,7 @@ Result<BinaryQuantPlan> plan_binary_quant(const numeric::QuantParams& a, const n
     }
     return p;
 }
+}  // namespace detail
 
 /// The quantized element expression of a binary op, for storage types Ta (both inputs) and To (output).
 template <expr::BinOp Kind, expr::Element T, expr::Element To>
@@ -144,6 +147,21 @@ struct binary_elementwise {
         return wrap<T>(Bin<Kind, In<0, T>, In<1, T>>{});
     }
 
+    /// The plan of the quantized kernel (binary_quant_expr on the host, emit/elementwise.hpp lower_binary on the
+    /// NPU): zero points, multipliers, shift, accumulator clamp and rounding, from the three quantizations.
+    using Plan = BinaryQuantPlan;
+
+    static Result<Plan> plan(std::span<const TensorType> in, const Attrs&, const TensorType& out,
+                             numeric::Rounding rounding) {
+        JANUS_CHECK(check_arity<Derived>(in));
+        for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(in[k], op_what<Derived>(k)));
+        if (!is_quantized_storage(out.dtype))
+            return make_error(op_what<Derived>(), "output", "quantized-output",
+                              "the quantized kernel's output is int8 or uint8, got " + out.str());
+        JANUS_CHECK(require_output_quant(out, op_what<Derived>()));
+        return detail::plan_binary_quant<Kind>(*in[0].quant, *in[1].quant, *out.quant, rounding, op_what<Derived>());
+    }
+
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs&, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<Derived>(in));
         JANUS_TRY(Layout la, broadcast_to(in[0].layout, out.shape, op_what<Derived>(0)));
@@ -176,10 +194,8 @@ struct binary_elementwise {
                 in[0].dtype, [](auto tag) { return int_expr<typename decltype(tag)::type>(); },
                 std::span<const Tensor>(views), out.shape, mo, op_what<Derived>());
         }
-        for (int k = 0; k < 2; ++k) JANUS_CHECK(require_quantized(type_of(in[k]), op_what<Derived>(k)));
-        JANUS_CHECK(require_output_quant(out, op_what<Derived>()));
-        JANUS_TRY(BinaryQuantPlan p, plan_binary_quant<Kind>(*in[0].quant, *in[1].quant, *out.quant, ctx.rounding,
-                                                                    op_what<Derived>()));
+        const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
+        JANUS_TRY(const Plan p, plan(types, Attrs{}, out, ctx.rounding));
         return visit_quant_dtype(in[0].dtype, [&](auto tin) -> Result<Tensor> {
             return visit_quant_dtype(out.dtype, [&](auto tout) -> Result<Tensor> {
                 using T = typename decltype(tin)::type;

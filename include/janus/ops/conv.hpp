@@ -544,6 +544,7 @@ struct Conv {
     }
 
     /// The one planning entry: geometry and (quantized) the requantize epilogue in `rounding`, for the output `out`.
+    using Plan = ConvPlan;
     static Result<ConvPlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
                                  numeric::Rounding rounding) {
         JANUS_TRY(ConvGeometry g, geometry(in, a));
@@ -590,7 +591,10 @@ struct ConvInteger {
 
     /// The one planning entry: geometry and the zero points the sum subtracts (epilogue int32_sums: ConvPlan::quant
     /// holds zp_x and zp_w[oc] only, no multipliers, no rounding), for the output `out` (int32, no quantization).
-    static Result<ConvPlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out) {
+    /// (no requantization: the int32 sums are the output, so the rounding does not enter)
+    using Plan = ConvPlan;
+    static Result<ConvPlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
+                                 numeric::Rounding) {
         ConvPlan p;
         JANUS_TRY(p.geometry, geometry(in, a));
         if (!(out.shape == p.geometry.out_shape) || out.dtype != DType::i32 || out.quant)
@@ -606,7 +610,7 @@ struct ConvInteger {
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<ConvInteger>(in));
         const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
-        JANUS_TRY(const ConvPlan p, plan(types, a, out));
+        JANUS_TRY(const ConvPlan p, plan(types, a, out, ctx.rounding));
         return run_conv_kernel(in[0], in[1], nullptr, p, out, ctx, op_what<ConvInteger>());
     }
 };
@@ -634,6 +638,7 @@ struct ConvTranspose {
 
     /// The one planning entry: geometry (the equivalent stride-1 Conv on the stuffed input, and the stuffing) and
     /// (quantized) the requantize epilogue in `rounding`, for the output `out`.
+    using Plan = ConvPlan;
     static Result<ConvPlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
                                  numeric::Rounding rounding) {
         JANUS_TRY(ConvGeometry g, geometry(in, a));

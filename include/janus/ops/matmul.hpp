@@ -411,8 +411,9 @@ struct MatMul {
     }
 
     /// The quantized plan from types (out: the caller's output type).
-    static Result<MatMulQuantPlan> plan(std::span<const TensorType> in, const TensorType& out,
-                                        numeric::Rounding rounding) {
+    using Plan = MatMulQuantPlan;
+    static Result<Plan> plan(std::span<const TensorType> in, const Attrs&, const TensorType& out,
+                             numeric::Rounding rounding) {
         JANUS_TRY(Shapes s, shapes(in));
         if (!s.quantized)
             return make_error(op_what<MatMul>(0), "", "quantized-input", "plan() is for quantized operands");
@@ -437,7 +438,7 @@ struct MatMul {
             JANUS_TRY(Layout l, squeeze(k.acc.layout, removed, what + ".output"));
             return k.acc.view(l);
         }
-        JANUS_TRY(MatMulQuantPlan p, plan(types, out, ctx.rounding));
+        JANUS_TRY(MatMulQuantPlan p, plan(types, Attrs{}, out, ctx.rounding));
         Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
         Tensor yv = y;
         if (!removed.empty()) {
@@ -476,10 +477,16 @@ struct MatMulInteger {
         return TensorType{DType::i32, s.out, std::nullopt};
     }
 
-    /// The zero points the sum subtracts, as a MatMulQuantPlan with zp_a[m] and zp_b[n] only (no multipliers, zp_y
-    /// 0): what run() uses, and what emit::lower_matmul's int32 output takes.
-    static Result<MatMulQuantPlan> zero_points(std::span<const TensorType> in) {
+    /// The plan: the zero points the sum subtracts, as a MatMulQuantPlan with zp_a[m] and zp_b[n] only (no
+    /// multipliers, zp_y 0, no requantization: the rounding does not enter): what run() uses, and what
+    /// emit::lower_matmul's int32 output takes.
+    using Plan = MatMulQuantPlan;
+    static Result<Plan> plan(std::span<const TensorType> in, const Attrs&, const TensorType& out, numeric::Rounding) {
+        JANUS_CHECK(check_arity<MatMulInteger>(in));
         JANUS_TRY(detail::MatMulShapes s, shapes(in));
+        if (!(out.shape == s.out) || out.dtype != DType::i32 || out.quant)
+            return make_error(op_what<MatMulInteger>(), "output", "output-dtype",
+                              "the output is int32 " + s.out.str() + " without quantization, not " + out.str());
         const std::int64_t M = s.a.shape[s.a.shape.size() - 2], N = s.b.shape[s.b.shape.size() - 1];
         MatMulQuantPlan p;
         for (std::int64_t m = 0; m < M; ++m) p.zp_a.push_back(s.a.quant->zero_point(static_cast<std::size_t>(m)));
@@ -491,12 +498,9 @@ struct MatMulInteger {
         JANUS_CHECK(check_arity<MatMulInteger>(in));
         const std::string what = op_what<MatMulInteger>();
         const TensorType types[2] = {type_of(in[0]), type_of(in[1])};
+        JANUS_TRY(const MatMulQuantPlan zp, plan(types, Attrs{}, out, ctx.rounding));
         JANUS_TRY(detail::MatMulShapes s, shapes(types));
-        if (!(out.shape == s.out) || out.dtype != DType::i32 || out.quant)
-            return make_error(what, "output", "output-dtype",
-                              "the output is int32 " + s.out.str() + " without quantization, not " + out.str());
         JANUS_TRY(const detail::MatMulOperands ops, detail::matmul_promote<MatMulInteger>(in[0], in[1], s));
-        JANUS_TRY(const MatMulQuantPlan zp, zero_points(types));
         const std::vector<std::int32_t>& zp_a = zp.zp_a;
         const std::vector<std::int32_t>& zp_b = zp.zp_b;
         return visit_quant_dtype(in[0].dtype, [&](auto ta) -> Result<Tensor> {
@@ -610,8 +614,9 @@ struct Gemm {
         return TensorType{s.quantized ? in[0].dtype : DType::f32, s.out, std::nullopt};
     }
 
-    static Result<MatMulQuantPlan> plan(std::span<const TensorType> in, const Attrs& at, const TensorType& out,
-                                        numeric::Rounding rounding) {
+    using Plan = MatMulQuantPlan;
+    static Result<Plan> plan(std::span<const TensorType> in, const Attrs& at, const TensorType& out,
+                             numeric::Rounding rounding) {
         JANUS_TRY(Shapes s, shapes(in, at));
         if (!s.quantized)
             return make_error(op_what<Gemm>(0), "", "quantized-input", "plan() is for quantized operands");

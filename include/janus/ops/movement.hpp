@@ -432,12 +432,48 @@ struct Concat {
     };
     static constexpr auto schema = attr_schema(attr<"axis">(&Attrs::axis, axis_rule{}));
 
-    struct Plan {
+    /// What infer knows: the axis and the output type it proposes (quant may be empty for quantized inputs whose
+    /// parameters differ: then the caller must give the output's).
+    struct Geometry {
         int axis = 0;
-        TensorType out;  ///< quant: the proposal (may be empty for quantized inputs)
+        TensorType out;
     };
 
-    static Result<Plan> plan(std::span<const TensorType> in, const Attrs& a) {
+    /// The plan: where each input lands in the output and with which quantization. Input k is copied into the
+    /// output's slice [offsets[k], offsets[k] + n_k) along `axis`, requantized from its own parameters to into[k]
+    /// (the output's parameters on that slice) where they differ. The host's copies and the NPU's DMA copies
+    /// (emit/movement.hpp lower_concat) both read it.
+    struct Plan {
+        int axis = 0;
+        TensorType out;  ///< the output type (the caller's, checked against the inputs)
+        std::vector<std::int64_t> offsets;
+        std::vector<movement::OptQuant> into;
+    };
+
+    static Result<Plan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
+                             numeric::Rounding) {
+        JANUS_TRY(const Geometry g, geometry(in, a));
+        if (in[0].quant && !g.out.quant && !out.quant)
+            return make_error(op_what<Concat>(), "output", "output-quantization-required",
+                              "the inputs have different quantization parameters; give the output's (each input is "
+                              "requantized to it)");
+        TensorType moved = g.out;
+        if (in[0].quant && !moved.quant) moved.quant = out.quant;  // any parameters: every input is requantized
+        JANUS_CHECK(movement::check_output(moved, out, op_what<Concat>()));
+        Plan p{g.axis, out, {}, {}};
+        std::int64_t off = 0;
+        for (const TensorType& t : in) {
+            const std::int64_t n = t.shape[g.axis];
+            p.offsets.push_back(off);
+            p.into.push_back(out.quant ? movement::OptQuant(movement::sliced_quant(*out.quant, g.axis,
+                                                                                   SliceRange{off, n, 1}))
+                                       : std::nullopt);
+            off += n;
+        }
+        return p;
+    }
+
+    static Result<Geometry> geometry(std::span<const TensorType> in, const Attrs& a) {
         JANUS_CHECK(check_arity<Concat>(in));
         const TensorType& first = in[0];
         for (std::size_t i = 0; i < in.size(); ++i) {
@@ -468,7 +504,7 @@ struct Concat {
         Shape s = first.shape;
         s[axis] = total;
         JANUS_CHECK(make_shape(s.span(), "Concat.output"));
-        Plan p{axis, TensorType{first.dtype, s, std::nullopt}};
+        Geometry p{axis, TensorType{first.dtype, s, std::nullopt}};
         if (!first.quant) return p;
         bool same = true, along = true;
         for (const auto& t : in) {
@@ -492,31 +528,22 @@ struct Concat {
     }
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
-        JANUS_TRY(Plan p, plan(in, a));
-        return p.out;
+        JANUS_TRY(Geometry g, geometry(in, a));
+        return g.out;
     }
 
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
         std::vector<TensorType> types;
         for (const auto& t : in) types.push_back(type_of(t));
-        JANUS_TRY(Plan p, plan(types, a));
-        if (types[0].quant && !p.out.quant && !out.quant)
-            return make_error(op_what<Concat>(), "output", "output-quantization-required",
-                              "the inputs have different quantization parameters; give the output's (each input is "
-                              "requantized to it)");
-        TensorType moved = p.out;
-        if (types[0].quant && !moved.quant) moved.quant = out.quant;  // any parameters: every input is requantized
-        JANUS_CHECK(movement::check_output(moved, out, op_what<Concat>()));
+        JANUS_TRY(const Plan p, plan(types, a, out, ctx.rounding));
         Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
-        std::int64_t off = 0;
         for (std::size_t i = 0; i < in.size(); ++i) {
-            const std::int64_t n = in[i].shape()[p.axis];
+            const std::int64_t off = p.offsets[i], n = in[i].shape()[p.axis];
             const std::int64_t ax[1] = {p.axis}, st[1] = {off}, en[1] = {off + n};
             JANUS_TRY(Layout l, slice(y.layout, ax, st, en, {}, "Concat"));
             Tensor dst = y.view(l);
-            if (out.quant) dst.quant = movement::sliced_quant(*out.quant, p.axis, SliceRange{off, n, 1});
+            dst.quant = p.into[i];
             JANUS_CHECK(copy_into(in[i], dst, ctx, op_what<Concat>(static_cast<int>(i))));
-            off += n;
         }
         return y;
     }
@@ -555,19 +582,42 @@ struct Pad {
         std::int64_t crop_begin = 0, crop_end = 0, pad_begin = 0, pad_end = 0;
         bool changes() const noexcept { return crop_begin || crop_end || pad_begin || pad_end; }
     };
-    struct Plan {
+    /// What infer knows: the per-axis crops and pads and the output type it proposes.
+    struct Geometry {
         std::vector<AxisPad> axes;
         TensorType out;
     };
 
-    static Result<Plan> plan(const TensorType& in, const Attrs& a) {
+    /// The plan, read by the host's kernel and the NPU's copies (emit/movement.hpp lower_pad): the per-axis crops
+    /// and pads, the quantization of the padded values before any requantization (`moved`: the input's, per-tensor
+    /// when its one-channel quantization axis is padded) and the output type (the caller's, checked).
+    struct Plan {
+        std::vector<AxisPad> axes;
+        movement::OptQuant moved;
+        TensorType out;
+    };
+
+    static Result<Plan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
+                             numeric::Rounding) {
+        JANUS_CHECK(check_arity<Pad>(in));
+        JANUS_TRY(Geometry g, geometry(in[0], a));
+        JANUS_CHECK(movement::check_output(g.out, out, op_what<Pad>()));
+        // Requantization comes first (Pad keeps axis numbers; the requested axis, if any, must not be padded).
+        if (out.quant && out.quant->axis && g.axes[static_cast<std::size_t>(*out.quant->axis)].changes())
+            return make_error(op_what<Pad>(), "output", "pad-keeps-quantization-axis",
+                              "the requested output is quantized along padded axis " +
+                                  std::to_string(*out.quant->axis));
+        return Plan{std::move(g.axes), std::move(g.out.quant), out};
+    }
+
+    static Result<Geometry> geometry(const TensorType& in, const Attrs& a) {
         JANUS_CHECK(movement::check_input(in, op_what<Pad>(0)));
         const int r = in.shape.size();
         if (a.pads.size() != static_cast<std::size_t>(2 * r))
             return make_error("Pad.pads", "", "pads-length",
                               std::to_string(a.pads.size()) + " pads for a rank-" + std::to_string(r) +
                                   " input; give 2 * rank: all begins, then all ends");
-        Plan p;
+        Geometry p;
         Shape s;
         for (int k = 0; k < r; ++k) {
             const std::int64_t b = a.pads[static_cast<std::size_t>(k)], e = a.pads[static_cast<std::size_t>(k + r)];
@@ -666,22 +716,17 @@ struct Pad {
 
     static Result<TensorType> infer(std::span<const TensorType> in, const Attrs& a) {
         JANUS_CHECK(check_arity<Pad>(in));
-        JANUS_TRY(Plan p, plan(in[0], a));
-        return p.out;
+        JANUS_TRY(Geometry g, geometry(in[0], a));
+        return g.out;
     }
 
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<Pad>(in));
         const std::string what = op_what<Pad>();
-        JANUS_TRY(Plan p, plan(type_of(in[0]), a));
-        JANUS_CHECK(movement::check_output(p.out, out, what));
-        // Requantize first (Pad keeps axis numbers; the requested axis, if any, must not be padded).
-        if (out.quant && out.quant->axis && p.axes[static_cast<std::size_t>(*out.quant->axis)].changes())
-            return make_error(what, "output", "pad-keeps-quantization-axis",
-                              "the requested output is quantized along padded axis " +
-                                  std::to_string(*out.quant->axis));
+        const TensorType t0 = type_of(in[0]);
+        JANUS_TRY(const Plan p, plan(std::span<const TensorType>(&t0, 1), a, out, ctx.rounding));
         Tensor src = in[0];
-        if (!(out.quant == p.out.quant)) {
+        if (!(out.quant == p.moved)) {
             JANUS_TRY(src, materialize(in[0], TensorType{out.dtype, in[0].shape(), out.quant}, ctx, what));
         }
         Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);

@@ -72,6 +72,24 @@ concept Op = requires(std::span<const TensorType> ti, std::span<const Tensor> t,
     { O::run(t, a, out, ctx) } -> std::same_as<Result<Tensor>>;
 };
 
+/// The planning entry (docs/ARCHITECTURE.md "Plans"). An op whose kernel depends on more than its inputs' shapes —
+/// a requantization, a window geometry, a table — decides all of it once, in a typed plan:
+//
+//   using Plan = ...;
+//   static Result<Plan> plan(std::span<const TensorType> in, const Attrs&, const TensorType& out, numeric::Rounding);
+//
+/// One signature for every such op: the input types, the typed attributes, the output type (its quantization is the
+/// caller's, seed A10) and the rounding of every requantization. The host kernel builds its expression from the plan
+/// and every NPU emitter reads the same plan (output extents, bounds, multipliers, clamps, rounding, tables); neither
+/// side derives any of it again. Ops that only move bytes (Slice, Transpose, Reshape, ...) have no plan: their index
+/// map (`move` / `infer`) is the whole definition, and a requantizing copy evaluates the host's copy on all 256 codes.
+template <class O>
+concept Planned = requires(std::span<const TensorType> in, const typename O::Attrs& a, const TensorType& out,
+                           numeric::Rounding r) {
+    typename O::Plan;
+    { O::plan(in, a, out, r) } -> std::same_as<Result<typename O::Plan>>;
+};
+
 /// "Add" / "Add.input[1]" — the `what` of error messages.
 template <Op O>
 std::string op_what(int input = -1) {
@@ -126,6 +144,18 @@ Result<Tensor> call_with(std::span<const Tensor> in, const AttrMap& m, std::opti
     typename O::Attrs a{};
     JANUS_CHECK(parse_attrs(O::schema, m, a, op_what<O>()));
     return call<O>(in, a, std::move(out), ctx);
+}
+
+/// The plan from untrusted attributes (an ONNX node's; the NPU lowering's entry): arity, attribute rules, then
+/// O::plan.
+template <Op O>
+    requires Planned<O>
+Result<typename O::Plan> plan_with(std::span<const TensorType> in, const AttrMap& m, const TensorType& out,
+                                   numeric::Rounding rounding) {
+    JANUS_CHECK(check_arity<O>(in));
+    typename O::Attrs a{};
+    JANUS_CHECK(parse_attrs(O::schema, m, a, op_what<O>()));
+    return O::plan(in, a, out, rounding);
 }
 
 /// Shape inference from untrusted attributes (used by the importer and the shape fuzzer).

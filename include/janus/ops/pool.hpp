@@ -226,39 +226,42 @@ struct pool_op {
     }
 
     /// The whole plan from types: geometry, denominators, multipliers and every range proof.
-    static Result<PoolPlan> plan(const TensorType& in, const Attrs& a, const TensorType& out,
+    using Plan = PoolPlan;
+    static Result<PoolPlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
                                  numeric::Rounding rounding) {
+        JANUS_CHECK(check_arity<Derived>(in));
+        const TensorType& x = in[0];
         const std::string what = op_what<Derived>();
-        JANUS_TRY(PoolPlan p, plan_geometry(in.shape, a));
+        JANUS_TRY(PoolPlan p, plan_geometry(x.shape, a));
         p.rounding = rounding;
         if (!(out.shape == p.out_shape))
             return make_error(what, "output", "output-shape",
                               "output shape " + out.shape.str() + " differs from the pooled shape " +
                                   p.out_shape.str());
-        if (out.dtype != in.dtype)
+        if (out.dtype != x.dtype)
             return make_error(what, "output", "output-dtype",
-                              "the output must have the input's element type " + std::string(dtype_name(in.dtype)) +
+                              "the output must have the input's element type " + std::string(dtype_name(x.dtype)) +
                                   ", not " + out.str());
-        if (in.dtype == DType::f32) return p;
-        if (!in.quant && plain_int_allowed(in.dtype, plain_ints())) {
-            JANUS_CHECK(require_plain_output(out, in.dtype, what));
+        if (x.dtype == DType::f32) return p;
+        if (!x.quant && plain_int_allowed(x.dtype, plain_ints())) {
+            JANUS_CHECK(require_plain_output(out, x.dtype, what));
             return p;
         }
-        JANUS_CHECK(check_quant_input(in));
+        JANUS_CHECK(check_quant_input(x));
         JANUS_CHECK(require_output_quant(out, what));
         JANUS_CHECK(numeric::check_quant_fits(*out.quant, out.shape, what + ".output"));
-        const double s_in = in.quant->scale(), s_out = out.quant->scale();
-        p.zp_in = in.quant->zero_point();
+        const double s_in = x.quant->scale(), s_out = out.quant->scale();
+        p.zp_in = x.quant->zero_point();
         p.zp_out = out.quant->zero_point();
         if constexpr (average) {
             // Every count that occurs gets its own multiplier (one rounding per output).
-            JANUS_TRY(Tensor counts, window_counts(in.shape, p.window, p.policy, what));
+            JANUS_TRY(Tensor counts, window_counts(x.shape, p.window, p.policy, what));
             const auto c = counts.to_vector<std::int32_t>();
             p.min_count = *std::min_element(c.begin(), c.end());  // >= 1: window-holds-input
             p.max_count = *std::max_element(c.begin(), c.end());
             // Lc: beyond it |acc * s_in / (s_out k)| >= 512 for every k <= max_count: the output saturates anyway.
-            const std::int64_t span = std::max<std::int64_t>(std::abs(quant_lo(in.dtype) - p.zp_in),
-                                                             std::abs(quant_hi(in.dtype) - p.zp_in));
+            const std::int64_t span = std::max<std::int64_t>(std::abs(quant_lo(x.dtype) - p.zp_in),
+                                                             std::abs(quant_hi(x.dtype) - p.zp_in));
             const long double bound = static_cast<long double>(span) * static_cast<long double>(p.volume);
             p.acc_bound = bound < 0x1p62L ? static_cast<std::int64_t>(bound) : std::int64_t{1} << 62;  // saturated
             const long double sat = std::ceil(512.0L * p.max_count * s_out / s_in);
@@ -294,7 +297,7 @@ struct pool_op {
                                                           std::numeric_limits<std::int32_t>::max(), post_what));
         } else {
             JANUS_TRY(p.multiplier, numeric::quantize_multiplier(s_in / s_out, what + ": scale ratio"));
-            const numeric::Interval acc = numeric::Interval{quant_lo(in.dtype), quant_hi(in.dtype)} -
+            const numeric::Interval acc = numeric::Interval{quant_lo(x.dtype), quant_hi(x.dtype)} -
                                           numeric::Interval::point(p.zp_in);
             JANUS_CHECK(numeric::requantize_range(acc, p.multiplier, 0, std::numeric_limits<std::int32_t>::min(),
                                                   std::numeric_limits<std::int32_t>::max(), what + ": post"));
@@ -327,7 +330,8 @@ struct pool_op {
         using namespace expr;
         JANUS_CHECK(check_arity<Derived>(in));
         const std::string what = op_what<Derived>();
-        JANUS_TRY(const PoolPlan p, plan(type_of(in[0]), a, out, ctx.rounding));
+        const TensorType t0 = type_of(in[0]);
+        JANUS_TRY(const PoolPlan p, plan(std::span<const TensorType>(&t0, 1), a, out, ctx.rounding));
         const WindowOptions wo{ctx.simd, -1, winners, column_major};
         if (in[0].dtype == DType::f32) {
             Tensor y = Tensor::zeros(DType::f32, p.out_shape);

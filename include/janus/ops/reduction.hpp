@@ -165,28 +165,31 @@ struct reduce_op {
         return t;
     }
 
+    using Plan = ReducePlan;
     /// The whole plan from types: shapes, count, requantization parameters and the proof that the int32
     /// accumulator and every intermediate of post fit (no tensor is read or allocated).
-    static Result<ReducePlan> plan(const TensorType& in, const Attrs& a, const TensorType& out,
+    static Result<ReducePlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
                                    numeric::Rounding rounding) {
+        JANUS_CHECK(check_arity<Derived>(in));
+        const TensorType& x = in[0];
         const std::string what = op_what<Derived>();
-        JANUS_TRY(ReducePlan p, plan_reduce_shape(in.shape, a, what));
+        JANUS_TRY(ReducePlan p, plan_reduce_shape(x.shape, a, what));
         p.rounding = rounding;
         if (!(out.shape == p.out_shape))
             return make_error(what, "output", "output-shape",
                               "output shape " + out.shape.str() + " differs from the reduced shape " +
                                   p.out_shape.str());
-        if (out.dtype != in.dtype)  // ONNX: T -> T (a different storage type is a QuantizeLinear's job)
+        if (out.dtype != x.dtype)  // ONNX: T -> T (a different storage type is a QuantizeLinear's job)
             return make_error(what, "output", "output-dtype",
-                              "the output must have the input's element type " + std::string(dtype_name(in.dtype)) +
+                              "the output must have the input's element type " + std::string(dtype_name(x.dtype)) +
                                   ", not " + out.str());
-        if (in.dtype == DType::f32) return p;
-        JANUS_CHECK(check_quant_input(in, p));
+        if (x.dtype == DType::f32) return p;
+        JANUS_CHECK(check_quant_input(x, p));
         JANUS_CHECK(check_nonempty(p));
         JANUS_CHECK(check_quant_output(out));
 
         // Channels in kernel (kept-dims) coordinates: the output's axis is moved back over the removed axes (A2).
-        const numeric::QuantParams& qi = *in.quant;
+        const numeric::QuantParams& qi = *x.quant;
         const numeric::QuantParams qo = p.keep_dims ? *out.quant : numeric::unsqueezed(*out.quant, p.axes);
         if (qi.axis && qo.axis && *qi.axis != *qo.axis)
             return make_error(what, "output", "same-quantization-axis",
@@ -203,7 +206,7 @@ struct reduce_op {
             p.zp_in.push_back(qi.zero_point(k));
             p.zp_out.push_back(qo.zero_point(k));
         }
-        JANUS_CHECK(visit_quant_dtype(in.dtype, [&](auto t) -> Status {
+        JANUS_CHECK(visit_quant_dtype(x.dtype, [&](auto t) -> Status {
             return prove<typename decltype(t)::type>(p, what);
         }));
         return p;
@@ -214,7 +217,8 @@ struct reduce_op {
                                                const OpContext& ctx) {
         JANUS_CHECK(check_arity<Derived>(in));
         const std::string what = op_what<Derived>();
-        JANUS_TRY(const ReducePlan p, plan(type_of(in[0]), a, out, ctx.rounding));
+        const TensorType t0 = type_of(in[0]);
+        JANUS_TRY(const ReducePlan p, plan(std::span<const TensorType>(&t0, 1), a, out, ctx.rounding));
         if (in[0].dtype == DType::f32) {
             const expr::In<0, float> x;
             Tensor y = Tensor::zeros(DType::f32, p.out_shape);

@@ -194,6 +194,11 @@ struct Plan {
     bool exclude_outside = false;                                      // linear (no effect) and cubic
     float extrapolation = 0.0f;                                        // tf_crop_and_resize
     std::array<float, 4> roi_start{0.0f, 0.0f, 0.0f, 0.0f}, roi_end{1.0f, 1.0f, 1.0f, 1.0f};  // tf_crop_and_resize
+    // Quantized linear only (Resize::plan; the geometry leaves them unset): the epilogue of pass 2.
+    bool rescale = false;             ///< the output's quantization differs from the input's: rq by m, else rshift 22
+    numeric::QuantizedMultiplier m{};  ///< s_in / (s_out 2^22)
+    std::int32_t zp_in = 0, zp_out = 0;
+    numeric::Rounding rounding = numeric::default_rounding_mode;  ///< of the rq
 };
 
 /// The input coordinate of output coordinate j along `axis` (2 or 3) of an input extent len_in.
@@ -354,8 +359,47 @@ struct Resize {
                                          one_of<3>{{"stretch", "not_larger", "not_smaller"}}),
         attr<"roi">(&Attrs::roi, resize::finite_floats{8}));
 
-    /// Modes, output extents and scales (rules in the header comment and at each error).
-    static Result<resize::Plan> plan(const TensorType& in, const Attrs& a) {
+    /// The plan: modes, output extents, scales (rules in the header comment and at each error) and, for a
+    /// quantized linear resize, the requantization of pass 2. `in` and `out` are NCHW. The host's passes and the
+    /// NPU's copies (emit/resize.hpp) read it.
+    using Plan = resize::Plan;
+    static Result<Plan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
+                             numeric::Rounding rounding) {
+        JANUS_CHECK(check_arity<Resize>(in));
+        const std::string what = op_what<Resize>();
+        JANUS_TRY(const TensorType inferred, infer(in, a));
+        JANUS_TRY(resize::Plan p, geometry(in[0], a));
+        if (out.dtype != inferred.dtype || !(out.shape == inferred.shape))
+            return make_error(what, "output", "output-type-matches-inference",
+                              "requested output " + out.str() + " but the op produces " + inferred.str());
+        if (p.mode == resize::Mode::nearest) {
+            JANUS_CHECK(movement::check_output(inferred, out, what));
+            return p;
+        }
+        if (!in[0].quantized()) {
+            if (out.quant)
+                return make_error(what, "output", "input-not-quantized",
+                                  "a float resize cannot produce a quantized output: " + out.str());
+            return p;
+        }
+        JANUS_CHECK(require_output_quant(out, what));
+        const numeric::QuantParams& qi = *in[0].quant;
+        const numeric::QuantParams& qo = *out.quant;
+        p.zp_in = qi.zero_point();
+        p.zp_out = qo.zero_point();
+        p.rounding = rounding;
+        p.rescale = !(qi == qo);
+        if (p.rescale) {
+            const double q22 = static_cast<double>(resize::weight_one) * resize::weight_one;  // 2^22
+            JANUS_TRY(p.m, numeric::quantize_multiplier(
+                               static_cast<double>(qi.scale()) / (static_cast<double>(qo.scale()) * q22),
+                               what + ": requantization ratio"));
+        }
+        return p;
+    }
+
+    /// What infer knows: modes, output extents and scales.
+    static Result<resize::Plan> geometry(const TensorType& in, const Attrs& a) {
         using namespace resize;
         const std::string what = op_what<Resize>();
         Plan p;
@@ -521,7 +565,7 @@ struct Resize {
         const std::string w0 = op_what<Resize>(0);
         JANUS_TRY(bool q, classify_inputs(in, op_what<Resize>()));
         JANUS_CHECK(movement::check_input(in[0], w0));
-        JANUS_TRY(resize::Plan p, plan(in[0], a));
+        JANUS_TRY(resize::Plan p, geometry(in[0], a));
         if (!q) return TensorType{DType::f32, p.out, std::nullopt};
         if (p.mode == resize::Mode::cubic)
             return make_unsupported(w0, "", "cubic-quantized-unsupported", "Resize mode cubic on a quantized tensor",
@@ -544,21 +588,10 @@ struct Resize {
 
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<Resize>(in));
-        const std::string what = op_what<Resize>();
         const TensorType t0 = type_of(in[0]);
-        JANUS_TRY(TensorType inferred, infer(std::span<const TensorType>(&t0, 1), a));
-        JANUS_TRY(resize::Plan p, plan(t0, a));
-        if (out.dtype != inferred.dtype || !(out.shape == inferred.shape))
-            return make_error(what, "output", "output-type-matches-inference",
-                              "requested output " + out.str() + " but the op produces " + inferred.str());
-        if (p.mode == resize::Mode::nearest) return run_nearest(in[0], p, inferred, out, ctx);
-        if (!t0.quantized()) {
-            if (out.quant)
-                return make_error(what, "output", "input-not-quantized",
-                                  "a float resize cannot produce a quantized output: " + out.str());
-            return run_float(in[0], p, ctx);
-        }
-        JANUS_CHECK(require_output_quant(out, what));
+        JANUS_TRY(const resize::Plan p, plan(std::span<const TensorType>(&t0, 1), a, out, ctx.rounding));
+        if (p.mode == resize::Mode::nearest) return run_nearest(in[0], p, out, ctx);
+        if (!t0.quantized()) return run_float(in[0], p, ctx);
         return run_linear_quant(in[0], p, out, ctx);
     }
 
@@ -569,16 +602,15 @@ private:
         return m;
     }
 
-    static Result<Tensor> run_nearest(const Tensor& x, const resize::Plan& p, const TensorType& moved,
-                                      const TensorType& out, const OpContext& ctx) {
+    static Result<Tensor> run_nearest(const Tensor& x, const resize::Plan& p, const TensorType& out,
+                                      const OpContext& ctx) {
         const std::string what = op_what<Resize>();
-        JANUS_CHECK(movement::check_output(moved, out, what));
         const Shape& s = x.shape();
         const IndexMap m = spatial_map(s, resize::nearest_table(p, 2, s[2]), resize::nearest_table(p, 3, s[3]));
         Tensor g = Tensor::zeros(x.dtype, p.out, x.quant);
         JANUS_TRY(const std::optional<Tensor> fill, extrapolation_fill(m, p.extrapolation, p.out));
         JANUS_CHECK(run_index_map(x, m, fill, g, what));
-        if (moved.quant == out.quant) return g;
+        if (x.quant == out.quant) return g;
         return materialize(g, out, ctx, what);  // seed A4: a selection still requantizes when parameters differ
     }
 
@@ -682,18 +714,8 @@ private:
         using namespace expr;
         const std::string what = op_what<Resize>();
         const Shape& s = x.shape();
-        const numeric::QuantParams& qi = *x.quant;
-        const numeric::QuantParams& qo = *out.quant;
-        const std::int32_t zp = qi.zero_point();
+        const std::int32_t zp = p.zp_in;
         const MapOptions mo{ctx.simd, -1};
-        const bool same = qi == qo;
-        numeric::QuantizedMultiplier m{};
-        if (!same) {
-            const double q22 = static_cast<double>(resize::weight_one) * resize::weight_one;  // 2^22
-            JANUS_TRY(m, numeric::quantize_multiplier(
-                             static_cast<double>(qi.scale()) / (static_cast<double>(qo.scale()) * q22),
-                             what + ": requantization ratio"));
-        }
         const auto tw = resize::linear_table(p, 3, s[3]);
         const auto th = resize::linear_table(p, 2, s[2]);
         const auto ww = fixed_weights(tw, 3);
@@ -721,12 +743,12 @@ private:
                                      mul(In<1, std::int32_t>{}, In<3, std::int32_t>{}));
                 JANUS_TRY(auto in2, pass_inputs(t1, 2, th.i0, th.i1, wh[0], wh[1]));
                 Tensor y = Tensor::zeros(out.dtype, out.shape, out.quant);
-                if (same) {
-                    const auto e2 = sat<To>(add(rshift(acc, 2 * resize::weight_bits), cst(qo.zero_point())));
+                if (!p.rescale) {
+                    const auto e2 = sat<To>(add(rshift(acc, 2 * resize::weight_bits), cst(p.zp_out)));
                     JANUS_CHECK(prove_ranges(e2, r2, what));
                     JANUS_CHECK(run_map(e2, std::span<const Tensor>(in2), y, mo, what));
                 } else {
-                    const auto e2 = sat<To>(add(rq(acc, m, ctx.rounding), cst(qo.zero_point())));
+                    const auto e2 = sat<To>(add(rq(acc, p.m, p.rounding), cst(p.zp_out)));
                     JANUS_CHECK(prove_ranges(e2, r2, what));
                     JANUS_CHECK(run_map(e2, std::span<const Tensor>(in2), y, mo, what));
                 }

@@ -169,24 +169,27 @@ struct Softmax {
         return sat<To>(add(rq(product_expr(p), p.m_out, p.rounding), cst(p.zp_out)));
     }
 
+    using Plan = SoftmaxPlan;
     /// The plan from types alone: axis, extent, and for quantized inputs the formats, table, multiplier, the range
     /// proofs and the derived error bound.
-    static Result<SoftmaxPlan> plan(const TensorType& in, const Attrs& a, const TensorType& out,
+    static Result<SoftmaxPlan> plan(std::span<const TensorType> in, const Attrs& a, const TensorType& out,
                                     numeric::Rounding rounding) {
+        JANUS_CHECK(check_arity<Softmax>(in));
+        const TensorType& x = in[0];
         const std::string what = op_what<Softmax>();
         SoftmaxPlan p;
         p.rounding = rounding;
-        JANUS_TRY(p.axis, normalize_axis(a.axis, in.shape.size(), what + ".axis"));
-        p.extent = in.shape[p.axis];
-        p.keep_shape = in.shape;
+        JANUS_TRY(p.axis, normalize_axis(a.axis, x.shape.size(), what + ".axis"));
+        p.extent = x.shape[p.axis];
+        p.keep_shape = x.shape;
         p.keep_shape[p.axis] = 1;
-        if (!(out.shape == in.shape))
+        if (!(out.shape == x.shape))
             return make_error(what, "output", "output-shape",
-                              "output shape " + out.shape.str() + " differs from the input shape " + in.shape.str());
-        if (!in.quantized()) {
-            if (in.dtype != DType::f32)
+                              "output shape " + out.shape.str() + " differs from the input shape " + x.shape.str());
+        if (!x.quantized()) {
+            if (x.dtype != DType::f32)
                 return make_unsupported(op_what<Softmax>(0), "", "float-or-quantized",
-                                        op_what<Softmax>(0) + " type " + in.str(),
+                                        op_what<Softmax>(0) + " type " + x.str(),
                                         "Janus takes float32 or a quantized int8/uint8 tensor");
             if (out.dtype != DType::f32)
                 return make_error(what, "output", "output-dtype",
@@ -194,15 +197,15 @@ struct Softmax {
             return p;
         }
         const std::string w0 = op_what<Softmax>(0);
-        JANUS_CHECK(require_quantized(in, w0));
-        if (in.quant->dtype != in.dtype)
+        JANUS_CHECK(require_quantized(x, w0));
+        if (x.quant->dtype != x.dtype)
             return make_error(w0, "", "quant-dtype-matches",
-                              "quantization dtype differs from storage dtype: " + in.str());
+                              "quantization dtype differs from storage dtype: " + x.str());
         if (!is_quantized_storage(out.dtype))
             return make_error(what, "output", "output-dtype",
                               "a quantized Softmax produces int8/uint8, not " + out.str());
         JANUS_CHECK(require_output_quant(out, what));
-        const double s_x = in.quant->scale(), s_y = out.quant->scale();
+        const double s_x = x.quant->scale(), s_y = out.quant->scale();
         p.zp_out = out.quant->zero_point();
         const std::int64_t n = std::max<std::int64_t>(p.extent, 1);
 
@@ -268,7 +271,8 @@ struct Softmax {
     static Result<Tensor> run(std::span<const Tensor> in, const Attrs& a, const TensorType& out, const OpContext& ctx) {
         JANUS_CHECK(check_arity<Softmax>(in));
         const std::string what = op_what<Softmax>();
-        JANUS_TRY(const SoftmaxPlan p, plan(type_of(in[0]), a, out, ctx.rounding));
+        const TensorType t0 = type_of(in[0]);
+        JANUS_TRY(const SoftmaxPlan p, plan(std::span<const TensorType>(&t0, 1), a, out, ctx.rounding));
         const Tensor& x = in[0];
         const Dims axes{p.axis};
         const MapOptions mo{ctx.simd, -1};

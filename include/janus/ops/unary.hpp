@@ -63,13 +63,12 @@ struct unary_elementwise {
                     in[0].shape(), mo, op_what<Derived>());
             }
         }
-        JANUS_CHECK(require_quantized(type_of(in[0]), op_what<Derived>(0)));
-        JANUS_CHECK(require_output_quant(out, op_what<Derived>()));
+        const TensorType t = type_of(in[0]);
+        JANUS_TRY(const Plan table, plan(std::span<const TensorType>(&t, 1), attrs, out, ctx.rounding));
         return visit_quant_dtype(in[0].dtype, [&](auto tin) -> Result<Tensor> {
             using Tin = typename decltype(tin)::type;
             return visit_quant_dtype(out.dtype, [&](auto tout) -> Result<Tensor> {
                 using Tout = typename decltype(tout)::type;
-                const auto table = build_table<Tin, Tout>(*in[0].quant, *out.quant, f);
                 Tensor y = Tensor::zeros(out.dtype, in[0].shape(), out.quant);
                 JANUS_CHECK(run_map(expr::lut<Tout>(expr::In<0, Tin>{}, table), in, y, mo, op_what<Derived>()));
                 return y;
@@ -77,14 +76,26 @@ struct unary_elementwise {
         });
     }
 
-    /// The quantized kernel's table for given parameters (exposed for the NPU lowering and tests).
+    /// The plan of the quantized kernel: its 256-entry table, input code -> output code, computed from the exact
+    /// real value of every input code (ops/quant_expr.hpp build_table). The host kernel looks it up; the NPU loads it
+    /// into LUT RAM (emit/elementwise.hpp lower_lut). No fixed-point requantization enters, so the rounding mode does
+    /// not change it.
+    using Plan = std::shared_ptr<const expr::Table256>;
+
     template <class Attrs>
-    static std::shared_ptr<const expr::Table256> table(const numeric::QuantParams& in, const numeric::QuantParams& out,
-                                                       const Attrs& attrs) {
+    static Result<Plan> plan(std::span<const TensorType> in, const Attrs& attrs, const TensorType& out,
+                             numeric::Rounding) {
+        JANUS_CHECK(check_arity<Derived>(in));
+        JANUS_CHECK(require_quantized(in[0], op_what<Derived>(0)));
+        if (!is_quantized_storage(out.dtype))
+            return make_error(op_what<Derived>(), "output", "quantized-output",
+                              "a table maps quantized codes to quantized codes; the output is " + out.str());
+        JANUS_CHECK(require_output_quant(out, op_what<Derived>()));
         auto f = [&](auto x) { return Derived::math(x, attrs); };
-        return visit_quant_dtype(in.dtype, [&](auto tin) {
+        return visit_quant_dtype(in[0].dtype, [&](auto tin) {
             return visit_quant_dtype(out.dtype, [&](auto tout) {
-                return build_table<typename decltype(tin)::type, typename decltype(tout)::type>(in, out, f);
+                return build_table<typename decltype(tin)::type, typename decltype(tout)::type>(*in[0].quant,
+                                                                                               *out.quant, f);
             });
         });
     }
