@@ -3,7 +3,8 @@
 // (graph::KernelFn) and its NPU lowering (graph::LowerOptions::lowerings) hand every other op to Janus's. It compiles
 // Softsign from a graph built in code, from the IR text (which the registry's inference refuses, naming the op) and
 // from an ONNX model (softsign_qdq.onnx, written by make_model.py), the last two through the default passes, and
-// runs each on both engines: every value bit-identical.
+// runs each on both engines: every value bit-identical. A package with Softsign in its host section runs with the
+// compiler's inference and kernel (graph::host_plan, graph::run_package).
 //
 // `unary_elementwise` (ops/unary.hpp) turns the op's float element expression `math` into
 //   - the float32 kernel:   map(math(x)), vectorized with xsimd, scalar path bit-identical;
@@ -135,9 +136,44 @@ int optimize_and_check(Result<graph::Graph> g) {
 
 /// What the registry's inference makes of the same input: a refusal with `rule`, naming Softsign. Returns the number of
 /// failures.
-int refused(const Result<graph::Graph>& g, std::string_view rule) {
+template <class T>
+int refused(const Result<T>& g, std::string_view rule) {
     std::printf("with the registry's inference: %s\n", g.ok() ? "ACCEPTED" : g.error().message().c_str());
     return g.ok() || g.error().rule != rule || g.error().message().find("Softsign") == std::string::npos ? 1 : 0;
+}
+
+/// A package of `g` lowered WITHOUT our lowering registry entry: Softsign runs on the host, so the package's host
+/// section names it. Written to bytes and read back, it runs only with our inference (graph::host_plan) and our
+/// kernel (graph::run_package), and its outputs equal the reference engine's. Returns the number of failures.
+int package_check(const graph::Graph& g) {
+    const auto l = graph::lower_graph(g);  // the built-in registry only: Softsign is refused, it runs on the host
+    const auto p = l.ok() ? graph::compile_package(g, *l, &infer) : Result<package::Package>(l.error());
+    const auto bytes =
+        p.ok() ? package::write_package(*p, "softsign.jpk") : Result<std::vector<std::uint8_t>>(p.error());
+    const auto back =
+        bytes.ok() ? package::read_package(*bytes, "softsign.jpk") : Result<package::Package>(bytes.error());
+    if (!back.ok()) {
+        std::printf("package failed: %s\n", back.error().message().c_str());
+        return 1;
+    }
+    std::printf("%s", graph::placement_text(g, *l).c_str());
+    int failures = refused(graph::host_plan(*back, "softsign.jpk"), "known-op");  // the registry cannot type it
+    const auto h = graph::host_plan(*back, "softsign.jpk", &infer);
+    const auto in = graph::seeded_inputs(g, 11);
+    const auto got = h.ok() ? graph::run_package(*back, *h, in, &kernel, &simulate)
+                            : Result<std::vector<Tensor>>(h.error());
+    const auto want = graph::run_reference(g, in, &kernel);
+    if (!got.ok() || !want.ok()) {
+        std::printf("package run failed: %s\n", (!got.ok() ? got.error() : want.error()).message().c_str());
+        return failures + 1;
+    }
+    for (std::size_t k = 0; k < want->size(); ++k) {
+        const bool same = ops::type_of((*got)[k]) == ops::type_of((*want)[k]) &&
+                          (*got)[k].to_vector<std::int8_t>() == (*want)[k].to_vector<std::int8_t>();
+        std::printf("  package output %zu: %s\n", k, same ? "equals the reference engine's" : "DIFFERS");
+        failures += same ? 0 : 1;
+    }
+    return failures;
 }
 
 /// Relu -> Softsign -> Sigmoid on an int8 image, built in code.
@@ -249,6 +285,10 @@ int main() {
     // ---- the same op through a compiler's own lowering registry entry: on the NPU, bit-identical to the host ----
     std::printf("\n-- a graph built in code --\n");
     failures += example::npu_check(example::graph_in_code());
+
+    // ---- a package with Softsign in its host section: read back, it runs with our inference and kernel ----
+    std::printf("\n-- a package, Softsign on the host --\n");
+    failures += example::package_check(example::graph_in_code());
 
     // ---- in the IR text: refused by the registry's inference, parsed with ours, through the passes ----
     std::printf("\n-- the IR text, parsed --\n");

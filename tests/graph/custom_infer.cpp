@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include <janus/graph/compile.hpp>
 #include <janus/graph/execute.hpp>
 #include <janus/graph/import_onnx.hpp>
 #include <janus/graph/parse.hpp>
@@ -17,6 +18,7 @@
 #include <janus/ops/unary.hpp>
 
 #include "kernels.hpp"
+#include "support/compiled_sim.hpp"
 
 namespace {
 
@@ -142,6 +144,36 @@ TEST_CASE("the passes verify with PassContext::infer and evaluate the op with Pa
     CHECK(r.error().input == "pass fold-constants");
     CHECK(r.error().rule == "known-op");
     CHECK(r.error().detail.find("Rectify: Janus has no operator named 'Rectify'") != std::string::npos);
+}
+
+TEST_CASE("a package whose host section holds the compiler's op: written and planned with its InferFn") {
+    const auto g = graph::parse(text, "custom.ir", &infer);
+    REQUIRE(g.ok());
+    const auto lowered = graph::lower_graph(*g);  // no lowering of Rectify: it runs on the host
+    REQUIRE(lowered.ok());
+    // the host section is verified when the package is made: with the registry's inference it is refused
+    const auto refused = graph::compile_package(*g, *lowered);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().rule == "known-op");
+    const auto p = graph::compile_package(*g, *lowered, &infer);
+    REQUIRE_MESSAGE(p.ok(), (p.ok() ? "" : p.error().message()));
+    const auto bytes = package::write_package(*p, "custom.jpk");
+    REQUIRE(bytes.ok());
+    const auto back = package::read_package(*bytes, "custom.jpk");
+    REQUIRE(back.ok());
+    // rule: host_plan types the section with the inference it is given (known-op names the op without it)
+    const auto none = graph::host_plan(*back, "custom.jpk");
+    REQUIRE_FALSE(none.ok());
+    CHECK(none.error().rule == "known-op");
+    CHECK(none.error().input == "custom.jpk host section");
+    const auto h = graph::host_plan(*back, "custom.jpk", &infer);
+    REQUIRE_MESSAGE(h.ok(), (h.ok() ? "" : h.error().message()));
+    const auto inputs = graph::seeded_inputs(*g, 5);
+    const auto got = graph::run_package(*back, *h, inputs, &kernel, &janus_test::simulate);
+    REQUIRE_MESSAGE(got.ok(), (got.ok() ? "" : got.error().message()));
+    const auto want = graph::run_reference(*g, inputs, &kernel);
+    REQUIRE(want.ok());
+    CHECK(*(*got)[0].clone().storage == *(*want)[0].clone().storage);
 }
 
 TEST_CASE("the importer takes an ONNX op the compiler's InferFn knows, quantized inside QDQ") {

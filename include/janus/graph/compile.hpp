@@ -174,8 +174,8 @@ inline std::optional<package::Package> boundary_package(const Graph& g, const Lo
 /// host section) and, when host nodes run between segments, where each segment starts (the segments section). The
 /// text's graph takes the model's inputs, then the program's outputs (in p.outputs order, under their names); its
 /// nodes are the host nodes in graph order: the first `prologue` before segment 0, then each segment's
-/// SegmentStart::nodes_before, the rest after the last segment.
-inline Result<package::Package> host_package(const Graph& g, const LoweredGraph& L) {
+/// SegmentStart::nodes_before, the rest after the last segment. The host graph is verified with `infer`.
+inline Result<package::Package> host_package(const Graph& g, const LoweredGraph& L, InferFn infer) {
     const std::string what = "graph " + g.name;
     package::Package p;
     Graph h;
@@ -264,7 +264,7 @@ inline Result<package::Package> host_package(const Graph& g, const LoweredGraph&
                               "the graph output is computed neither on the host nor by the program");
         h.outputs.push_back(map[static_cast<std::size_t>(v)]);
     }
-    JANUS_CHECK(verify(h));
+    JANUS_CHECK(verify(h, {}, {}, infer));
     p.host = package::HostSection{static_cast<std::uint32_t>(nodes_before[0]), print(h)};
     for (std::size_t s = 1; s < L.segments.size(); ++s)
         p.segments.push_back({L.segments[s].entry, static_cast<std::uint32_t>(nodes_before[s]),
@@ -291,11 +291,13 @@ inline std::string placement_text(const Graph& g, const LoweredGraph& L) {
     return package::placement_text(placement_record(g, L));
 }
 
-inline Result<package::Package> compile_package(const Graph& g, const LoweredGraph& L) {
+/// `infer` types the host section's nodes (a compiler with ops of its own passes its InferFn, graph/ir.hpp).
+inline Result<package::Package> compile_package(const Graph& g, const LoweredGraph& L,
+                                                InferFn infer = &ops::infer_by_name) {
     using namespace compile_detail;
     auto boundary = L.npu.empty() ? std::nullopt : boundary_package(g, L);
     if (!boundary) {
-        JANUS_TRY(boundary, host_package(g, L));
+        JANUS_TRY(boundary, host_package(g, L, infer));
     }
     package::Package p = std::move(*boundary);
     for (const vnpu::Instr& in : L.program.code) {
@@ -513,19 +515,21 @@ struct HostPlan {
     std::vector<ValueId> program_outputs;  ///< per p.outputs: the graph input that receives the program's output
 };
 
-/// Parse and check p.host (which must be present) and p.segments. Errors name `input` + " host section": the
-/// parser's with line and column, and
+/// Parse and check p.host (which must be present) and p.segments. The host graph's nodes are typed by `infer` (an
+/// InferFn, graph/ir.hpp): a compiler with ops of its own (examples/custom_op) passes its inference, as it does to
+/// the parser and the importer. Errors name `input` + " host section": the parser's with line and column, and
 ///   host-prologue        the prologue count (or a segment's SegmentStart::nodes_before) exceeds the graph's nodes
 ///   host-program-output  the graph's last inputs are not the program's outputs (names, order, int8 types)
 ///   host-program-input   a program input is not a model input or the output of a host node that runs before its
 ///                        segment, of the same int8 type
 ///   host-order           a host node reads a program output that a later segment computes
 ///   segment-halt         the instruction before a segment's entry is not halt (the previous segment would run on)
-inline Result<HostPlan> host_plan(const package::Package& p, const std::string& input = "package") {
+inline Result<HostPlan> host_plan(const package::Package& p, const std::string& input = "package",
+                                  InferFn infer = &ops::infer_by_name) {
     using namespace compile_detail;
     const std::string where = input + " host section";
     JANUS_ASSERT(p.host.has_value());
-    JANUS_TRY(Graph g, parse(p.host->graph, where));
+    JANUS_TRY(Graph g, parse(p.host->graph, where, infer));
     HostPlan h;
     h.nodes_before.push_back(p.host->prologue);
     for (const package::SegmentStart& s : p.segments) h.nodes_before.push_back(s.nodes_before);
