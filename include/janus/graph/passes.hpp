@@ -719,6 +719,18 @@ inline Status sink_transpose(Graph& g, PassLog& log) {
 
 inline Status fuse_activation(Graph& g, PassLog& log) {
     std::vector<bool> dead(g.nodes.size(), false);
+    // each value's producer (node outputs do not change in this pass) and its number of reading nodes, kept up to
+    // date below: scanning every node per activation made the pass O(N^2) on a chain
+    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> producer_of(g.values.size(), none), readers(g.values.size(), 0);
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        if (!g.nodes[i].outputs.empty()) producer_of[static_cast<std::size_t>(g.nodes[i].outputs[0])] = i;
+        const auto& ins = g.nodes[i].inputs;
+        for (std::size_t j = 0; j < ins.size(); ++j)
+            if (ins[j] != no_value && std::find(ins.begin(), ins.begin() + static_cast<std::ptrdiff_t>(j), ins[j]) ==
+                                          ins.begin() + static_cast<std::ptrdiff_t>(j))
+                ++readers[static_cast<std::size_t>(ins[j])];
+    }
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
         const Node& act = g.nodes[k];
         if (act.op != "Relu" && act.op != "Clip") continue;
@@ -726,14 +738,13 @@ inline Status fuse_activation(Graph& g, PassLog& log) {
         const ValueId y = act.outputs.at(0);
         const Value& xv = g.value(x);
         if (!xv.type.quant) continue;  // a float activation: nothing to fuse into an integer epilogue
-        const Node* producer = nullptr;
-        for (const Node& n : g.nodes)
-            if (!n.outputs.empty() && n.outputs[0] == x) producer = &n;
+        const std::size_t pi = producer_of[static_cast<std::size_t>(x)];
+        const Node* producer = pi == none ? nullptr : &g.nodes[pi];
         if (!producer || (producer->op != "Conv" && producer->op != "ConvTranspose" && producer->op != "MatMul" &&
                           producer->op != "Gemm"))
             continue;
         const std::string what = "fuse-activation: " + pass_detail::describe(g, act) + " after " + producer->op;
-        if (g.consumers(x).size() != 1 || g.is_output(x)) {
+        if (readers[static_cast<std::size_t>(x)] != 1 || g.is_output(x)) {
             log.push_back(what + ": kept, " + xv.name + " has other readers");
             continue;
         }
@@ -749,6 +760,8 @@ inline Status fuse_activation(Graph& g, PassLog& log) {
         }
         log.push_back(what + ": removed, the clamp is the identity on " + xv.type.quant->str());
         pass_detail::replace_uses(g, y, x);
+        readers[static_cast<std::size_t>(x)] += readers[static_cast<std::size_t>(y)];  // x's only reader was act
+        readers[static_cast<std::size_t>(y)] = 0;
         dead[k] = true;
     }
     return pass_detail::remove_dead(g, dead);
@@ -795,20 +808,24 @@ inline Status remove_identity(Graph& g, PassLog& log) {
 }
 
 inline Status dce(Graph& g, PassLog& log) {
-    for (bool changed = true; changed;) {
-        changed = false;
-        std::vector<bool> dead(g.nodes.size(), false);
-        for (std::size_t k = g.nodes.size(); k-- > 0;) {
-            bool read = false;
-            for (ValueId o : g.nodes[k].outputs) read = read || g.is_output(o) || !g.consumers(o).empty();
-            if (read) continue;
-            log.push_back("dce: " + pass_detail::describe(g, g.nodes[k]) + ": removed, nothing reads it");
-            dead[k] = true;
-            changed = true;
-            g.nodes[k].inputs.clear();  // so its inputs lose this reader before the next sweep
-        }
-        pass_detail::erase_nodes(g, dead);
+    // one backward sweep with per-value read counts (graph outputs count as a read): nodes are in topological
+    // order, so a node's readers come after it and are decided first (a scan of every node per value was O(N^2))
+    std::vector<std::size_t> reads(g.values.size(), 0);
+    for (const Node& n : g.nodes)
+        for (ValueId x : n.inputs)
+            if (x != no_value) ++reads[static_cast<std::size_t>(x)];
+    for (ValueId o : g.outputs) ++reads[static_cast<std::size_t>(o)];
+    std::vector<bool> dead(g.nodes.size(), false);
+    for (std::size_t k = g.nodes.size(); k-- > 0;) {
+        bool read = false;
+        for (ValueId o : g.nodes[k].outputs) read = read || reads[static_cast<std::size_t>(o)] != 0;
+        if (read) continue;
+        log.push_back("dce: " + pass_detail::describe(g, g.nodes[k]) + ": removed, nothing reads it");
+        dead[k] = true;
+        for (ValueId x : g.nodes[k].inputs)  // its inputs lose this reader
+            if (x != no_value) --reads[static_cast<std::size_t>(x)];
     }
+    pass_detail::erase_nodes(g, dead);
     pass_detail::compact_values(g);  // unread constants go with the values nobody references
     return ok_status();
 }
