@@ -485,5 +485,37 @@ fi
 run 2 "$J" conform "$T/nowhere"
 has "$T/err" "nowhere: error: not a directory of ONNX node tests [file-readable]"
 
+# 9. issue 26: outputs that never clobber what they should not, bad input always exit 2, bounded messages.
+# notmp DIR: no temporary file left in DIR
+notmp() { [ -z "$(ls -A "$1" | grep '\.tmp\.')" ] && ok || fail "a temporary file was left in $1"; }
+O=$T/outsafe
+mkdir -p "$O"
+cp "$FX/qdq_conv_relu.onnx" "$O/m.onnx"
+cp "$FX/qdq_conv_relu.in0.npy" "$O/in.npy"
+run 0 "$J" compile "$O/m.onnx" -o "$O/ref.jpk"
+# 9g. what ONNX or the package format forbids is exit 2 with its rule, and writes nothing: a graph with no outputs,
+# a scale of rank 2, an empty assembly file, a program that does not end with halt
+BI=$SRC/tests/onnx/bad_import
+run 2 "$J" compile "$BI/no_outputs.onnx" -o "$O/no.jpk"
+has "$T/err" "no_outputs.onnx:graph: error: the graph declares no outputs; an ONNX graph has at least one [onnx-graph-outputs]"
+[ ! -e "$O/no.jpk" ] && ok || fail "a graph with no outputs compiled"
+run 2 "$J" verify "$BI/no_outputs.onnx"
+has "$T/err" "[onnx-graph-outputs]"
+run 2 "$J" verify "$BI/scale_rank_2.onnx"
+has "$T/err" "node 'q' (QuantizeLinear): error: input 1 (scale) has rank 2; a quantization parameter is a scalar or a 1-D tensor [onnx-quant-rank]"
+: >"$O/empty.s"
+run 2 "$J" asm "$O/empty.s" -o "$O/empty.bin"
+has "$T/err" "empty.s: error: the program has no instruction; a program ends with halt [program-empty]"
+[ ! -e "$O/empty.bin" ] && ok || fail "asm of an empty file wrote a program"
+run 2 "$J" sim "$O/empty.s"
+has "$T/err" "[program-empty]"
+printf 'nop\n' >"$O/nohalt.s"
+run 2 "$J" asm "$O/nohalt.s" -o "$O/nohalt.bin"
+has "$T/err" "nohalt.s:instruction 0: error: the last instruction is 'nop'; a program ends with halt [program-halt]"
+[ ! -e "$O/nohalt.bin" ] && ok || fail "asm of a program without halt wrote it"
+: >"$O/empty.bin"
+run 2 "$J" sim "$O/empty.bin"
+has "$T/err" "[program-empty]"
+notmp "$O"
 echo "janusc cli tests: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -31,6 +31,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <new>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,9 +96,13 @@ Result<std::vector<vnpu::Instr>> load_program(const std::string& path) {
             JANUS_TRY(vnpu::Instr in, vnpu::decode(words[i], path + ":word " + std::to_string(i)));
             prog.push_back(in);
         }
+        JANUS_CHECK(vnpu::check_whole_program(prog, path));
         return prog;
     }
-    return vnpu::assemble(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+    JANUS_TRY(auto prog,
+              vnpu::assemble(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path));
+    JANUS_CHECK(vnpu::check_whole_program(prog, path));
+    return prog;
 }
 
 using janusc::fail;
@@ -301,6 +307,15 @@ int main(int argc, char** argv) {
         if (support->parsed()) return janusc::cmd_support(sup);
         if (conform->parsed()) return janusc::cmd_conform(conf);
         return cmd_sim(s);
+    } catch (const std::bad_alloc&) {
+        // an input that asks for more memory than there is: bad input (exit 2), not a Janus bug
+        std::cerr << "janusc: error: out of memory: the input needs more memory than this machine gives the process "
+                     "[memory-exhausted]\n";
+        return exit_input;
+    } catch (const std::length_error&) {  // a size beyond what a container can hold: the input's, too
+        std::cerr << "janusc: error: the input asks for a buffer larger than the process can address "
+                     "[memory-exhausted]\n";
+        return exit_input;
     } catch (const std::exception& e) {
         std::cerr << "janusc: internal error: " << e.what() << " (please report it)\n";
         return janusc::exit_internal;

@@ -302,7 +302,7 @@ int cmd_run(const RunArgs& a) {
         auto out = model->host ? graph::run_package(*p, *model->host, *in, janus_tools::kernel_by_name,
                                                     janusc::simulate, &report)
                                : graph::run_package(*p, *in, janus_tools::kernel_by_name, janusc::simulate, &report);
-        if (!out) return run_error(out.error());
+        if (!out) return fail(out.error());  // the package's program is input: a fault or race in it is exit 2
         phase("simulate");
         std::cout << "npu: " << report.cycles << " cycles\n";
         const int rc = write_outputs(model->outputs, *out, a.outdir, a.output_format);
@@ -472,7 +472,7 @@ int cmd_inspect(const std::string& path) {
     // per-node cycles: one run of every segment with the timing model (data-independent) on 0x5A-filled inputs
     std::vector<std::uint64_t> finished;
     const auto timed = graph::time_program(*p, janusc::simulate, finished, path);
-    if (!timed) return fail(timed.error(), exit_internal);  // read_package decoded every word: a fault is ours
+    if (!timed) return fail(timed.error());  // a package's program that faults is bad input (a hostile file), exit 2
     const auto& r = *timed;
     const auto cycles = graph::node_cycles(p->debug, finished);
     std::cout

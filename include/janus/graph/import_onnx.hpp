@@ -212,6 +212,9 @@ public:
                 std::string(input_), "opset_import", "onnx-opset", "ai.onnx opset " + std::to_string(opset),
                 "Janus reads opsets 1 .. " + std::to_string(max_opset) + " (an op's schema from before opset " +
                     std::to_string(min_opset) + " only where Janus reads it the same way)");
+        if (m_.graph.outputs.empty())  // onnx.proto: "outputs of the graph"; the checker requires at least one
+            return make_error(std::string(input_), "graph", "onnx-graph-outputs",
+                              "the graph declares no outputs; an ONNX graph has at least one");
         for (const auto& t : m_.graph.initializers) consts_[t.name] = &t;
         for (const auto& n : m_.graph.nodes)
             if (n.op_type == "Constant" && n.domain.empty()) {
@@ -322,6 +325,13 @@ private:
         if (zp_at < n.inputs.size() && !n.inputs[zp_at].empty() && !z)
             return unsupported(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) not a constant",
                                "Janus compiles fixed quantization parameters");
+        // ONNX: a scale (and its zero point) is a scalar for per-tensor quantization, or 1-D for per-axis
+        for (const auto* c : {s, z})
+            if (c && c->dims.size() > 1)
+                return err(n, "onnx-quant-rank",
+                           "input " + std::to_string(c == s ? scale_at : zp_at) + " (" +
+                               (c == s ? "scale" : "zero point") + ") has rank " + std::to_string(c->dims.size()) +
+                               "; a quantization parameter is a scalar or a 1-D tensor");
         const DType d = z ? z->dtype : dflt;
         if (d != DType::i8 && d != DType::u8 && d != DType::i32)
             return unsupported(n, "onnx-quant", "zero point type " + std::string(dtype_name(d)),
@@ -915,6 +925,10 @@ private:
         if (has_zp && !z)
             return unsupported(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) not a constant",
                                "Janus compiles fixed zero points");
+        if (z && z->dims.size() > 1)
+            return err(n, "onnx-quant-rank",
+                       "input " + std::to_string(zp_at) + " (zero point) has rank " + std::to_string(z->dims.size()) +
+                           "; a zero point is a scalar or a 1-D tensor");
         const bool carries = it != reps_.end() && g_.value(it->second.v).type.quant;
         if (carries && !has_zp)  // its int8 storage hides the ONNX dtype that the default zero point 0 refers to
             return unsupported(n, "onnx-quant", which + " quantized without an explicit zero point",

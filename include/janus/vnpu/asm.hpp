@@ -266,6 +266,18 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
     return out;
 }
 
+/// A whole program, as `janusc asm` writes and `janusc sim` runs it: at least one instruction, and the last one halt
+/// (what a package's code section must be: package.hpp code-empty, code-halt). An empty text, or one whose last
+/// instruction is not halt, is refused (program-empty, program-halt); assemble() itself also takes fragments.
+inline Status check_whole_program(std::span<const Instr> prog, const std::string& file) {
+    if (prog.empty())
+        return make_error(file, "", "program-empty", "the program has no instruction; a program ends with halt");
+    if (prog.back().info->sem != Sem::halt)
+        return make_error(file, "instruction " + std::to_string(prog.size() - 1), "program-halt",
+                          "the last instruction is '" + print(prog.back()) + "'; a program ends with halt");
+    return ok_status();
+}
+
 /// Assemble straight to instruction words.
 inline Result<std::vector<Word>> assemble_words(std::string_view text, const std::string& file = "<input>") {
     JANUS_TRY(std::vector<Instr> ins, assemble(text, file));
