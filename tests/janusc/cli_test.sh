@@ -493,6 +493,80 @@ mkdir -p "$O"
 cp "$FX/qdq_conv_relu.onnx" "$O/m.onnx"
 cp "$FX/qdq_conv_relu.in0.npy" "$O/in.npy"
 run 0 "$J" compile "$O/m.onnx" -o "$O/ref.jpk"
+# 9a. -o through a symbolic link writes the link's target; the link stays a link
+printf 'old' >"$O/real.jpk"
+ln -s real.jpk "$O/link.jpk"
+run 0 "$J" compile "$O/m.onnx" -o "$O/link.jpk"
+[ -L "$O/link.jpk" ] && ok || fail "compile -o LINK replaced the symbolic link"
+same "$O/real.jpk" "$O/ref.jpk" "compile -o LINK wrote the link's target"
+# 9b. a device or FIFO is refused (exit 2, output-special) and stays what it was. The device is a copy of the null
+# device made in the test's directory (as root): a janusc that replaced its output would replace the copy, never the
+# system's /dev/null. Not root: the FIFO case only.
+if mknod "$O/null" c 1 3 2>/dev/null; then
+    run 2 "$J" compile "$O/m.onnx" -o "$O/null"
+    has "$T/err" "null: error: this is a character device, not a regular file; Janus writes its outputs to regular files only [output-special]"
+    [ -c "$O/null" ] && ok || fail "compile -o DEVICE replaced the device node"
+fi
+mkfifo "$O/fifo.bin"
+run 2 "$J" asm "$EX/fc.s" -o "$O/fifo.bin"
+has "$T/err" "[output-special]"
+[ -p "$O/fifo.bin" ] && ok || fail "asm -o FIFO replaced the FIFO"
+# 9c. an existing file keeps its mode and its hard links
+cp "$O/ref.jpk" "$O/mode.jpk"
+chmod 640 "$O/mode.jpk"
+ln "$O/mode.jpk" "$O/hard.jpk"
+run 0 "$J" compile "$FX/qdq_float_tail.onnx" -o "$O/mode.jpk"
+[ "$(stat -c %a "$O/mode.jpk")" = 640 ] && ok || fail "compile -o reset the mode of an existing file"
+[ "$(stat -c %h "$O/mode.jpk")" = 2 ] && ok || fail "compile -o broke the hard link"
+same "$O/hard.jpk" "$O/mode.jpk" "the other hard link sees the new package"
+same "$O/mode.jpk" "$T/qdq_float_tail.jpk" "the package written in place"
+notmp "$O"
+# 9d. an output that is an input is refused before any work (exit 2, output-is-input): the same path, another
+# spelling, a symbolic link to it; compile, asm, disasm, sim, run
+cp "$O/m.onnx" "$O/m.keep"
+mkdir -p "$O/sub"
+ln -s m.onnx "$O/alias.onnx"
+for o in "$O/m.onnx" "$O/sub/../m.onnx" "$O/alias.onnx"; do
+    run 2 "$J" compile "$O/m.onnx" -o "$o"
+    has "$T/err" "'; writing it would destroy the input (give another output path) [output-is-input]"
+    [ -z "$(cat "$T/out")" ] && ok || fail "compile -o INPUT did work before refusing"
+done
+run 2 "$J" compile "$O/m.onnx" -o "$O/x.jpk" --emit-asm "$O/alias.onnx"
+has "$T/err" "[output-is-input]"
+same "$O/m.onnx" "$O/m.keep" "the model after compile -o MODEL"
+[ ! -e "$O/x.jpk" ] && ok || fail "a refused compile wrote its package"
+cp "$EX/fc.s" "$O/fc.s"
+run 2 "$J" asm "$O/fc.s" -o "$O/./fc.s"
+has "$T/err" "[output-is-input]"
+same "$O/fc.s" "$EX/fc.s" "the source after asm -o SOURCE"
+run 0 "$J" asm "$O/fc.s" -o "$O/fc.bin"
+run 2 "$J" disasm "$O/fc.bin" -o "$O/fc.bin"
+has "$T/err" "[output-is-input]"
+run 2 "$J" sim "$O/fc.s" --input "$EX/input.bin" --weights "$EX/weights.bin" --output-size 512 --output "$O/fc.s"
+has "$T/err" "[output-is-input]"
+same "$O/fc.s" "$EX/fc.s" "the program after sim --output PROGRAM"
+mkdir -p "$O/r"
+cp "$O/in.npy" "$O/r/output.npy"
+run 2 "$J" run "$O/m.onnx" -i input="$O/r/output.npy" -o "$O/r"
+has "$T/err" "[output-is-input]"
+same "$O/r/output.npy" "$O/in.npy" "the input after run -o DIR holding it"
+# 9e. a multi-output run writes all its outputs or none: the 4th of integer_ops' 5 outputs cannot be written (a
+# directory holds its name), so no output is written, an existing one is untouched and no temporary is left
+mkdir -p "$O/multi/mm2.npy"
+printf 'keep' >"$O/multi/conv.npy"
+run 2 "$J" run "$FX/integer_ops.onnx" "${ia[@]}" -o "$O/multi"
+has "$T/err" "mm2.npy: error: this is a directory, not a file [npy-write]"
+[ "$(cat "$O/multi/conv.npy")" = keep ] && ok || fail "a failed multi-output run replaced its first output"
+[ "$(ls "$O/multi" | sort | tr '\n' ' ')" = "conv.npy mm2.npy " ] && ok || fail "a failed multi-output run left files"
+notmp "$O/multi"
+run 2 "$J" run "$FX/integer_ops.onnx" "${ia[@]}" -o "$O/fresh" --output-format pb -i x="$O/missing.npy"
+[ ! -e "$O/fresh" ] && ok || fail "a failed run created its output directory"
+# 9f. compile --emit-asm leaves no .s when the package cannot be written
+mkdir -p "$O/pkgdir.jpk"
+run 2 "$J" compile "$O/m.onnx" -o "$O/pkgdir.jpk" --emit-asm "$O/side.s"
+has "$T/err" "pkgdir.jpk: error: this is a directory, not a file [package-write]"
+[ ! -e "$O/side.s" ] && ok || fail "compile --emit-asm left the .s after the package write failed"
+notmp "$O"
 # 9g. what ONNX or the package format forbids is exit 2 with its rule, and writes nothing: a graph with no outputs,
 # a scale of rank 2, an empty assembly file, a program that does not end with halt
 BI=$SRC/tests/onnx/bad_import
