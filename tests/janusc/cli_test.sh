@@ -591,5 +591,36 @@ has "$T/err" "nohalt.s:instruction 0: error: the last instruction is 'nop'; a pr
 run 2 "$J" sim "$O/empty.bin"
 has "$T/err" "[program-empty]"
 notmp "$O"
+# 9h. error messages cap what they echo: a 5 MB token, a 5 MB node name, 20,000 dims
+head -c 5000000 /dev/zero | tr '\0' '9' | sed 's/^/li r1, /' >"$O/bigtok.s"
+run 2 "$J" asm "$O/bigtok.s" -o "$O/bigtok.bin"
+has "$T/err" "more bytes]"
+has "$T/err" "[field-range]"
+[ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "asm echoed a 5 MB token: $(wc -c <"$T/err") bytes of message"
+/usr/bin/python3 - "$O" <<'PY'
+import struct, sys
+import onnx
+from onnx import TensorProto, helper
+out = sys.argv[1]
+n = helper.make_node("Einsum", ["x"], ["y"], name="N" * 5000000, equation="ij->ij")
+g = helper.make_graph([n], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(out + "/bigname.onnx", "wb").write(m.SerializeToString())
+hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s,), }" % ",".join(["1"] * 20000)
+hdr += " " * ((64 - (len(hdr) + 11) % 64) % 64) + "\n"
+open(out + "/dims.npy", "wb").write(b"\x93NUMPY\x02\x00" + struct.pack("<I", len(hdr)) + hdr.encode() + b"\0" * 4)
+PY
+run 2 "$J" compile "$O/bigname.onnx" -o "$O/bigname.jpk"
+has "$T/err" "more bytes]"
+has "$T/err" "[onnx-op]"
+[ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "compile echoed a 5 MB node name: $(wc -c <"$T/err") bytes of message"
+run 2 "$J" run "$O/m.onnx" -i input="$O/dims.npy" -o "$O/dims"
+has "$T/err" "of 20000 dims]"
+has "$T/err" "[input-type]"
+[ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "run echoed 20000 dims: $(wc -c <"$T/err") bytes of message"
+notmp "$O"
+
 echo "janusc cli tests: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

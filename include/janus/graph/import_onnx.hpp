@@ -246,9 +246,9 @@ private:
     /// A valid node Janus does not implement: `what` is the attribute or type it lacks (after the op type).
     Error unsupported(const onnx::Node& n, std::string rule, const std::string& what, std::string why) const {
         return make_unsupported(std::string(input_), where(n), std::move(rule),
-                                n.op_type + (what.empty() ? "" : " ") + what, std::move(why));
+                                echo(n.op_type) + (what.empty() ? "" : " ") + what, std::move(why));
     }
-    static std::string where(const onnx::Node& n) { return "node '" + n.name + "' (" + n.op_type + ")"; }
+    static std::string where(const onnx::Node& n) { return "node '" + echo(n.name) + "' (" + echo(n.op_type) + ")"; }
 
     // ---- constants ------------------------------------------------------------------------------------------
     Status constant_node(const onnx::Node& n) {

@@ -146,7 +146,7 @@ private:
         if (w != k) {
             i_ = at;
             return error("ir-syntax", "expected '" + std::string(k) + "', found " +
-                                          (w.empty() ? shown(peek()) : "'" + std::string(w) + "'"));
+                                          (w.empty() ? shown(peek()) : "'" + echo(w) + "'"));
         }
         return ok_status();
     }
@@ -196,14 +196,14 @@ private:
         const auto it = names_.find(name);
         if (it == names_.end()) {
             i_ = at;
-            return error("ir-name", "%" + name + " is used before it is defined");
+            return error("ir-name", "%" + echo(name) + " is used before it is defined");
         }
         return it->second;
     }
     Status define(const std::string& name, std::size_t at) {
         if (names_.count(name)) {
             i_ = at;
-            return error("ir-name", "%" + name + " is defined twice");
+            return error("ir-name", "%" + echo(name) + " is defined twice");
         }
         return ok_status();
     }
@@ -224,7 +224,7 @@ private:
         const long long v = std::strtoll(t.c_str(), &end, 10);
         if (errno == ERANGE) {
             i_ = b;
-            return error("ir-syntax", "the integer " + t + " does not fit in 64 bits");
+            return error("ir-syntax", "the integer " + echo(t) + " does not fit in 64 bits");
         }
         return static_cast<std::int64_t>(v);
     }
@@ -260,7 +260,7 @@ private:
         for (DType d : all_dtypes)
             if (w == dtype_name(d)) return d;
         i_ = at;
-        return error("ir-type", "unknown element type '" + std::string(w) + "' (" + dtype_list() + ")");
+        return error("ir-type", "unknown element type '" + echo(w) + "' (" + dtype_list() + ")");
     }
     Result<ops::TensorType> type() {
         ops::TensorType t;
@@ -433,7 +433,7 @@ private:
             i_ = at;
             skip_spaces();
             return error("ir-syntax", "expected 'input', 'const', 'output' or a node (%name: type = Op(...)), found " +
-                                          (w.empty() ? shown(peek()) : "'" + std::string(w) + "'"));
+                                          (w.empty() ? shown(peek()) : "'" + echo(w) + "'"));
         }
         return node_line();
     }
@@ -504,7 +504,7 @@ private:
             for (const auto& o : outs)
                 if (o.first == name) {
                     i_ = at;
-                    return error("ir-name", "%" + name + " is defined twice");
+                    return error("ir-name", "%" + echo(name) + " is defined twice");
                 }
             JANUS_CHECK(expect(':'));
             JANUS_TRY(ops::TensorType t, type());
@@ -550,7 +550,7 @@ private:
                 JANUS_TRY(ops::AttrValue v, attr_value());
                 if (!n.attrs.emplace(std::string(key), std::move(v)).second) {
                     i_ = at;
-                    return error("ir-attribute", "attribute '" + std::string(key) + "' is given twice");
+                    return error("ir-attribute", "attribute '" + echo(key) + "' is given twice");
                 }
                 skip_spaces();
                 if (peek() == '}') break;
