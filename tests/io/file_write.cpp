@@ -139,6 +139,12 @@ TEST_CASE("write_files_atomic writes all files or none") {
     REQUIRE_FALSE(t.ok());
     CHECK(t.error().rule == "output-twice");
     CHECK(text_of(d / "a") == "new a");
+    // a file that does not exist yet, named twice in two spellings
+    const std::vector<janus::FileWrite> twice_new{{d / "n", bytes(a), "t"},
+                                                  {(d.path / "." / "n").string(), bytes(b), "t"}};
+    const auto tn = janus::write_files_atomic(twice_new);
+    REQUIRE_FALSE(tn.ok());
+    CHECK(tn.error().rule == "output-twice");
     CHECK(d.entries() == std::vector<std::string>{"a", "alias", "b", "c"});
 }
 

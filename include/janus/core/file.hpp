@@ -121,6 +121,7 @@ inline Result<std::string> link_target(const std::string& path, std::string_view
 
 struct Staged {
     std::string target;  ///< the file replaced (symbolic links followed)
+    std::string normal;  ///< target as an absolute, lexically normal path (one new file given twice)
     std::string tmp;     ///< the temporary renamed over it, or empty for an in-place write
     int fd = -1;         ///< an in-place write: the target, open for writing
     bool existed = false;
@@ -184,8 +185,10 @@ inline Status write_files_atomic(std::span<const FileWrite> files) {
                 if (o.existed && o.dev == st.dev && o.ino == st.ino)
                     return fail("the same file is given for two outputs ('" + o.target + "')", "output-twice");
         }
+        std::error_code ec;
+        st.normal = fs::absolute(target, ec).lexically_normal().string();  // ./x and x name one new file too
         for (const Staged& o : staged)
-            if (o.target == st.target)
+            if (o.normal == st.normal)
                 return fail("the same file is given for two outputs ('" + o.target + "')", "output-twice");
         if (in_place) {  // keep the hard links: the commit writes into the file itself
             st.fd = ::open(st.target.c_str(), O_WRONLY | O_CLOEXEC);
