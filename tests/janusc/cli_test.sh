@@ -624,6 +624,11 @@ run 2 "$J" run "$O/fault.jpk" -i input="$O/in.npy" -o "$O/fault-out"
 has "$T/err" "[unmapped-address]"
 [ ! -e "$O/fault-out" ] && ok || fail "a faulting package run created its output directory"
 
+# a size no buffer can have is bad input (exit 2), not "internal error, please report" (exit 3): std::length_error
+# (a bad_alloc case would depend on the machine, and ASan aborts on it instead of throwing)
+run 2 "$J" sim "$EX/fc.s" --output-size 18446744073709551615
+has "$T/err" "[memory-exhausted]"
+
 # 9h. error messages cap what they echo: a 5 MB token, a 5 MB node name, 20,000 dims
 head -c 5000000 /dev/zero | tr '\0' '9' | sed 's/^/li r1, /' >"$O/bigtok.s"
 run 2 "$J" asm "$O/bigtok.s" -o "$O/bigtok.bin"
