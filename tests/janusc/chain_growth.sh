@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # janusc's time grows linearly (or n log n) with the node count (issue 26): compiling a 40,000-node Relu chain takes
 # at most about 5x the time of a 10,000-node one (quadratic work would take 16x). Ratios, not absolute times, so the
-# check holds on a slow or busy machine; bench/RESULTS.md records the absolute times.
+# check holds on a slow or busy machine; bench/RESULTS.md records the absolute times. Three chains
+# (scripts/make_chain_model.py): float Relus (the host section), QDQ Relus (the NPU lowering) and QDQ identity
+# Reshapes (remove-identity rewires each reader).
 #   chain_growth.sh JANUSC SOURCE_DIR       (needs /usr/bin/python3 with onnx: scripts/make_chain_model.py)
 set -u
 J=$1
@@ -27,7 +29,7 @@ seconds() {
     done
     echo "$best"
 }
-for kind in float qdq; do
+for kind in float qdq reshape; do
     for n in 10000 40000; do
         /usr/bin/python3 "$SRC/scripts/make_chain_model.py" "$n" "$T/$kind$n.onnx" --kind "$kind" || exit 1
     done
