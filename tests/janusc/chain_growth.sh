@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # janusc's time grows linearly (or n log n) with the node count (issue 26): compiling a 40,000-node Relu chain takes
 # at most about 5x the time of a 10,000-node one (quadratic work would take 16x). Ratios, not absolute times, so the
-# check holds on a slow or busy machine (CPU time; a ratio over the limit is measured once more); bench/RESULTS.md records wall times. Three chains
-# (scripts/make_chain_model.py): float Relus (the host section), QDQ Relus (the NPU lowering) and QDQ identity
-# Reshapes (remove-identity rewires each reader).
+# check holds on a slow or busy machine (CPU time; a ratio over the limit is measured once more); bench/RESULTS.md
+# records wall times. Three chains (scripts/make_chain_model.py): float Relus (the host section), QDQ Relus (the NPU
+# lowering) and QDQ identity Reshapes (remove-identity rewires each reader).
 #   chain_growth.sh JANUSC SOURCE_DIR       (needs /usr/bin/python3 with onnx: scripts/make_chain_model.py)
 set -u
 J=$1
