@@ -51,7 +51,9 @@ struct Dir {
     std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
 
-void put(const std::string& path, const std::string& text) { REQUIRE(janus::write_file_atomic(path, bytes(text), "t")); }
+void put(const std::string& path, const std::string& text) {
+    REQUIRE(janus::write_file_atomic(path, bytes(text), "t"));
+}
 
 TEST_CASE("write_file_atomic writes through a symbolic link: the link stays, its target gets the bytes") {
     Dir d;
@@ -99,7 +101,8 @@ TEST_CASE("write_file_atomic refuses a device or a FIFO and never replaces it") 
     Dir d;
     // a copy of the null device in the test's directory (as root), so a writer that replaced its target would never
     // replace the system's /dev/null; without root, /dev/null itself (the directory /dev is not writable then)
-    const std::string dev = ::mknod((d / "null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0 ? d / "null" : "/dev/null";
+    const std::string dev =
+        ::mknod((d / "null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0 ? d / "null" : "/dev/null";
     const auto r = janus::write_file_atomic(dev, bytes("x"), "t");
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message() ==
