@@ -646,6 +646,14 @@ g = helper.make_graph([n], "g", [helper.make_tensor_value_info("x", TensorProto.
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 m.ir_version = 7
 open(out + "/bigname.onnx", "wb").write(m.SerializeToString())
+t = helper.make_tensor("W" * 5000000, TensorProto.FLOAT, [2, 3], b"\0" * 24, raw=True)
+t.raw_data = b"\0" * 20  # 20 bytes where float32[2,3] needs 24
+g = helper.make_graph([helper.make_node("Add", ["x", t.name], ["y"])], "g",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])], initializer=[t])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(out + "/bigtensor.onnx", "wb").write(m.SerializeToString())
 hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s,), }" % ",".join(["1"] * 20000)
 hdr += " " * ((64 - (len(hdr) + 11) % 64) % 64) + "\n"
 open(out + "/dims.npy", "wb").write(b"\x93NUMPY\x02\x00" + struct.pack("<I", len(hdr)) + hdr.encode() + b"\0" * 4)
@@ -654,6 +662,10 @@ run 2 "$J" compile "$O/bigname.onnx" -o "$O/bigname.jpk"
 has "$T/err" "more bytes]"
 has "$T/err" "[onnx-op]"
 [ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "compile echoed a 5 MB node name: $(wc -c <"$T/err") bytes of message"
+run 2 "$J" compile "$O/bigtensor.onnx" -o "$O/bigtensor.jpk"
+has "$T/err" "more bytes]"
+has "$T/err" "[onnx-tensor-data]"
+[ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "the ONNX reader echoed a 5 MB tensor name: $(wc -c <"$T/err") bytes"
 run 2 "$J" run "$O/m.onnx" -i input="$O/dims.npy" -o "$O/dims"
 has "$T/err" "of 20000 dims]"
 has "$T/err" "[input-type]"
