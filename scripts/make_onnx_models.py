@@ -581,6 +581,12 @@ def bad_imports():
         "scale_not_constant.onnx": m([helper.make_node("QuantizeLinear", ["x", "x"], ["y"], name="q")], [x],
                                      [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 4])]),
         "symbolic_dim.onnx": m([relu], [f32("x", ["batch", 4])], [y]),
+        # issue 26: what ONNX forbids is refused, not accepted (a graph without outputs; a scale of rank 2)
+        "no_outputs.onnx": m([relu], [x], []),
+        "scale_rank_2.onnx": m(
+            [helper.make_node("QuantizeLinear", ["x", "s2", "z4"], ["q"], name="q"),
+             helper.make_node("DequantizeLinear", ["q", "s2", "z4"], ["y"], name="dq")],
+            [x], [y], [tensor("s2", np.full((1, 4), 0.1, np.float32)), tensor("z4", np.zeros(4, np.int8))]),
         "two_quantizations.onnx": m(
             [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q"),
              helper.make_node("DequantizeLinear", ["q", "s", "z"], ["a"], name="dq_a"),

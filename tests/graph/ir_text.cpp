@@ -96,3 +96,34 @@ TEST_CASE("every malformed text in graph/bad_ir gets its exact error") {
         return g.error();
     });
 }
+
+TEST_CASE("positions of a long text: the line and column of an error after thousands of nodes, and of verify's") {
+    // Parser::position() tracks the line incrementally (issue 26: it rescanned the text per node). Errors reported
+    // at the start of a token step back from where the parser stands; both directions must give the exact place.
+    const auto chain = [](int n) {
+        std::string t = "graph g {\n  input %x: float32[4]\n";
+        for (int k = 0; k < n; ++k)
+            t += "  %r" + std::to_string(k) + ": float32[4] = Relu(%" + (k ? "r" + std::to_string(k - 1) : "x") +
+                 ")\n";
+        return t;
+    };
+    {  // a forward error on the last node's line: line n + 3 (graph, input, n nodes)
+        const std::string text = chain(3000) + "  %bad: float32[4] = Relu(%r2999) junk\n  output %bad\n}\n";
+        const auto g = graph::parse(text, "long.ir");
+        REQUIRE_FALSE(g.ok());
+        CHECK(g.error().message() == "long.ir:3003:35: error: expected the end of the line, found 'j' [ir-syntax]");
+    }
+    {  // an error at the start of a name the parser has already read (a step back within the line)
+        const std::string text = chain(3000) + "  %r5: float32[4] = Relu(%r2999)\n  output %r5\n}\n";
+        const auto g = graph::parse(text, "long.ir");
+        REQUIRE_FALSE(g.ok());
+        CHECK(g.error().message() == "long.ir:3003:3: error: %r5 is defined twice [ir-name]");
+    }
+    {  // verify's error names the node's recorded position (one per node, recorded as the parse goes)
+        std::string text = chain(2000) + "  %y: float32[5] = Relu(%r1999)\n  output %y\n}\n";
+        const auto g = graph::parse(text, "long.ir");
+        REQUIRE_FALSE(g.ok());
+        CHECK(g.error().rule == "ir-output-type");
+        CHECK(g.error().position == "2003:3");
+    }
+}

@@ -485,5 +485,192 @@ fi
 run 2 "$J" conform "$T/nowhere"
 has "$T/err" "nowhere: error: not a directory of ONNX node tests [file-readable]"
 
+# 9. issue 26: outputs that never clobber what they should not, bad input always exit 2, bounded messages.
+# notmp DIR: no temporary file left in DIR
+notmp() { [ -z "$(ls -A "$1" | grep '\.tmp\.')" ] && ok || fail "a temporary file was left in $1"; }
+O=$T/outsafe
+mkdir -p "$O"
+cp "$FX/qdq_conv_relu.onnx" "$O/m.onnx"
+cp "$FX/qdq_conv_relu.in0.npy" "$O/in.npy"
+run 0 "$J" compile "$O/m.onnx" -o "$O/ref.jpk"
+# 9a. -o through a symbolic link writes the link's target; the link stays a link
+printf 'old' >"$O/real.jpk"
+ln -s real.jpk "$O/link.jpk"
+run 0 "$J" compile "$O/m.onnx" -o "$O/link.jpk"
+[ -L "$O/link.jpk" ] && ok || fail "compile -o LINK replaced the symbolic link"
+same "$O/real.jpk" "$O/ref.jpk" "compile -o LINK wrote the link's target"
+# 9b. a device or FIFO is refused (exit 2, output-special) and stays what it was. The device is a copy of the null
+# device made in the test's directory (as root): a janusc that replaced its output would replace the copy, never the
+# system's /dev/null. Not root: the FIFO case only.
+if mknod "$O/null" c 1 3 2>/dev/null; then
+    run 2 "$J" compile "$O/m.onnx" -o "$O/null"
+    has "$T/err" "null: error: this is a character device, not a regular file; Janus writes its outputs to regular files only [output-special]"
+    [ -c "$O/null" ] && ok || fail "compile -o DEVICE replaced the device node"
+fi
+mkfifo "$O/fifo.bin"
+run 2 "$J" asm "$EX/fc.s" -o "$O/fifo.bin"
+has "$T/err" "[output-special]"
+[ -p "$O/fifo.bin" ] && ok || fail "asm -o FIFO replaced the FIFO"
+# 9c. an existing file keeps its mode and its hard links
+cp "$O/ref.jpk" "$O/mode.jpk"
+chmod 640 "$O/mode.jpk"
+ln "$O/mode.jpk" "$O/hard.jpk"
+run 0 "$J" compile "$FX/qdq_float_tail.onnx" -o "$O/mode.jpk"
+[ "$(stat -c %a "$O/mode.jpk")" = 640 ] && ok || fail "compile -o reset the mode of an existing file"
+[ "$(stat -c %h "$O/mode.jpk")" = 2 ] && ok || fail "compile -o broke the hard link"
+same "$O/hard.jpk" "$O/mode.jpk" "the other hard link sees the new package"
+same "$O/mode.jpk" "$T/qdq_float_tail.jpk" "the package written in place"
+notmp "$O"
+# 9d. an output that is an input is refused before any work (exit 2, output-is-input): the same path, another
+# spelling, a symbolic link to it; compile, asm, disasm, sim, run
+cp "$O/m.onnx" "$O/m.keep"
+mkdir -p "$O/sub"
+ln -s m.onnx "$O/alias.onnx"
+for o in "$O/m.onnx" "$O/sub/../m.onnx" "$O/alias.onnx"; do
+    run 2 "$J" compile "$O/m.onnx" -o "$o"
+    has "$T/err" "'; writing it would destroy the input (give another output path) [output-is-input]"
+    [ -z "$(cat "$T/out")" ] && ok || fail "compile -o INPUT did work before refusing"
+done
+run 2 "$J" compile "$O/m.onnx" -o "$O/x.jpk" --emit-asm "$O/alias.onnx"
+has "$T/err" "[output-is-input]"
+same "$O/m.onnx" "$O/m.keep" "the model after compile -o MODEL"
+[ ! -e "$O/x.jpk" ] && ok || fail "a refused compile wrote its package"
+cp "$EX/fc.s" "$O/fc.s"
+run 2 "$J" asm "$O/fc.s" -o "$O/./fc.s"
+has "$T/err" "[output-is-input]"
+same "$O/fc.s" "$EX/fc.s" "the source after asm -o SOURCE"
+run 0 "$J" asm "$O/fc.s" -o "$O/fc.bin"
+run 2 "$J" disasm "$O/fc.bin" -o "$O/fc.bin"
+has "$T/err" "[output-is-input]"
+run 2 "$J" sim "$O/fc.s" --input "$EX/input.bin" --weights "$EX/weights.bin" --output-size 512 --output "$O/fc.s"
+has "$T/err" "[output-is-input]"
+same "$O/fc.s" "$EX/fc.s" "the program after sim --output PROGRAM"
+mkdir -p "$O/r"
+cp "$O/in.npy" "$O/r/output.npy"
+run 2 "$J" run "$O/m.onnx" -i input="$O/r/output.npy" -o "$O/r"
+has "$T/err" "[output-is-input]"
+same "$O/r/output.npy" "$O/in.npy" "the input after run -o DIR holding it"
+# 9e. a multi-output run writes all its outputs or none: the 4th of integer_ops' 5 outputs cannot be written (a
+# directory holds its name), so no output is written, an existing one is untouched and no temporary is left
+mkdir -p "$O/multi/mm2.npy"
+printf 'keep' >"$O/multi/conv.npy"
+run 2 "$J" run "$FX/integer_ops.onnx" "${ia[@]}" -o "$O/multi"
+has "$T/err" "mm2.npy: error: this is a directory, not a file [npy-write]"
+[ "$(cat "$O/multi/conv.npy")" = keep ] && ok || fail "a failed multi-output run replaced its first output"
+[ "$(ls "$O/multi" | sort | tr '\n' ' ')" = "conv.npy mm2.npy " ] && ok || fail "a failed multi-output run left files"
+notmp "$O/multi"
+run 2 "$J" run "$FX/integer_ops.onnx" "${ia[@]}" -o "$O/fresh" --output-format pb -i x="$O/missing.npy"
+[ ! -e "$O/fresh" ] && ok || fail "a failed run created its output directory"
+# 9f. compile --emit-asm leaves no .s when the package cannot be written
+mkdir -p "$O/pkgdir.jpk"
+run 2 "$J" compile "$O/m.onnx" -o "$O/pkgdir.jpk" --emit-asm "$O/side.s"
+has "$T/err" "pkgdir.jpk: error: this is a directory, not a file [package-write]"
+[ ! -e "$O/side.s" ] && ok || fail "compile --emit-asm left the .s after the package write failed"
+notmp "$O"
+# 9g. what ONNX or the package format forbids is exit 2 with its rule, and writes nothing: a graph with no outputs,
+# a scale of rank 2, an empty assembly file, a program that does not end with halt
+BI=$SRC/tests/onnx/bad_import
+run 2 "$J" compile "$BI/no_outputs.onnx" -o "$O/no.jpk"
+has "$T/err" "no_outputs.onnx:graph: error: the graph declares no outputs; an ONNX graph has at least one [onnx-graph-outputs]"
+[ ! -e "$O/no.jpk" ] && ok || fail "a graph with no outputs compiled"
+run 2 "$J" verify "$BI/no_outputs.onnx"
+has "$T/err" "[onnx-graph-outputs]"
+run 2 "$J" verify "$BI/scale_rank_2.onnx"
+has "$T/err" "node 'q' (QuantizeLinear): error: input 1 (scale) has rank 2; a quantization parameter is a scalar or a 1-D tensor [onnx-quant-rank]"
+: >"$O/empty.s"
+run 2 "$J" asm "$O/empty.s" -o "$O/empty.bin"
+has "$T/err" "empty.s: error: the program has no instruction; a program ends with halt [program-empty]"
+[ ! -e "$O/empty.bin" ] && ok || fail "asm of an empty file wrote a program"
+run 2 "$J" sim "$O/empty.s"
+has "$T/err" "[program-empty]"
+printf 'nop\n' >"$O/nohalt.s"
+run 2 "$J" asm "$O/nohalt.s" -o "$O/nohalt.bin"
+has "$T/err" "nohalt.s:instruction 0: error: the last instruction is 'nop'; a program ends with halt [program-halt]"
+[ ! -e "$O/nohalt.bin" ] && ok || fail "asm of a program without halt wrote it"
+: >"$O/empty.bin"
+run 2 "$J" sim "$O/empty.bin"
+has "$T/err" "[program-empty]"
+notmp "$O"
+# a package whose program faults is bad input (exit 2), not a Janus bug (it was exit 3): the first two words of a
+# compiled package's program become fault.s's (an address no memory lives at), the checksums resealed
+run 0 "$J" asm "$SRC/tests/janusc/fault.s" -o "$O/fault.bin"
+/usr/bin/python3 - "$O/ref.jpk" "$O/fault.bin" "$O/fault.jpk" <<'PY'
+import struct, sys
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+b = bytearray(open(sys.argv[1], "rb").read())
+words = open(sys.argv[2], "rb").read()[:16]
+count = struct.unpack_from("<I", b, 32)[0]
+for i in range(count):  # docs/package.md: the section table after the 96-byte header, 32 bytes an entry
+    kind, flags, offset, length, align, crc = struct.unpack_from("<IIQQII", b, 96 + 32 * i)
+    if kind == 1:  # the code section
+        b[offset:offset + 16] = words
+for i in range(count):
+    at = 96 + 32 * i
+    kind, flags, offset, length, align, crc = struct.unpack_from("<IIQQII", b, at)
+    struct.pack_into("<I", b, at + 28, crc32c(b[offset:offset + length]))
+struct.pack_into("<I", b, 36, crc32c(b[96:96 + 32 * count]))
+struct.pack_into("<I", b, 92, crc32c(b[:92]))
+open(sys.argv[3], "wb").write(b)
+PY
+run 2 "$J" inspect "$O/fault.jpk"
+has "$T/err" "[unmapped-address]"
+run 2 "$J" run "$O/fault.jpk" -i input="$O/in.npy" -o "$O/fault-out"
+has "$T/err" "[unmapped-address]"
+[ ! -e "$O/fault-out" ] && ok || fail "a faulting package run created its output directory"
+
+# a size no buffer can have is bad input (exit 2), not "internal error, please report" (exit 3): std::length_error
+# (a bad_alloc case would depend on the machine, and ASan aborts on it instead of throwing)
+run 2 "$J" sim "$EX/fc.s" --output-size 18446744073709551615
+has "$T/err" "[memory-exhausted]"
+
+# 9h. error messages cap what they echo: a 5 MB token, a 5 MB node name, 20,000 dims
+head -c 5000000 /dev/zero | tr '\0' '9' | sed 's/^/li r1, /' >"$O/bigtok.s"
+run 2 "$J" asm "$O/bigtok.s" -o "$O/bigtok.bin"
+has "$T/err" "more bytes]"
+has "$T/err" "[field-range]"
+[ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "asm echoed a 5 MB token: $(wc -c <"$T/err") bytes of message"
+/usr/bin/python3 - "$O" <<'PY'
+import struct, sys
+import onnx
+from onnx import TensorProto, helper
+out = sys.argv[1]
+n = helper.make_node("Einsum", ["x"], ["y"], name="N" * 5000000, equation="ij->ij")
+g = helper.make_graph([n], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(out + "/bigname.onnx", "wb").write(m.SerializeToString())
+t = helper.make_tensor("W" * 5000000, TensorProto.FLOAT, [2, 3], b"\0" * 24, raw=True)
+t.raw_data = b"\0" * 20  # 20 bytes where float32[2,3] needs 24
+g = helper.make_graph([helper.make_node("Add", ["x", t.name], ["y"])], "g",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])], initializer=[t])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+open(out + "/bigtensor.onnx", "wb").write(m.SerializeToString())
+hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s,), }" % ",".join(["1"] * 20000)
+hdr += " " * ((64 - (len(hdr) + 11) % 64) % 64) + "\n"
+open(out + "/dims.npy", "wb").write(b"\x93NUMPY\x02\x00" + struct.pack("<I", len(hdr)) + hdr.encode() + b"\0" * 4)
+PY
+run 2 "$J" compile "$O/bigname.onnx" -o "$O/bigname.jpk"
+has "$T/err" "more bytes]"
+has "$T/err" "[onnx-op]"
+[ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "compile echoed a 5 MB node name: $(wc -c <"$T/err") bytes of message"
+run 2 "$J" compile "$O/bigtensor.onnx" -o "$O/bigtensor.jpk"
+has "$T/err" "more bytes]"
+has "$T/err" "[onnx-tensor-data]"
+[ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "the ONNX reader echoed a 5 MB tensor name: $(wc -c <"$T/err") bytes"
+run 2 "$J" run "$O/m.onnx" -i input="$O/dims.npy" -o "$O/dims"
+has "$T/err" "of 20000 dims]"
+has "$T/err" "[input-type]"
+[ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "run echoed 20000 dims: $(wc -c <"$T/err") bytes of message"
+notmp "$O"
+
 echo "janusc cli tests: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

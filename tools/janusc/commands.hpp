@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <janus/core/file.hpp>
 #include <janus/graph/execute.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
@@ -21,6 +22,20 @@ inline constexpr int exit_ok = 0, exit_mismatch = 1, exit_input = 2, exit_intern
 inline int fail(const janus::Error& e, int code = exit_input) {
     std::cerr << e.message() << "\n";
     return code;
+}
+
+/// Refuse an output file that is one of the input files, before any work (issue 26): compared by device and inode
+/// (core/file.hpp same_file), so another spelling of the path or a symbolic link to the input is caught too. Rule
+/// output-is-input (exit 2).
+inline janus::Status outputs_spare_inputs(const std::vector<std::string>& outputs,
+                                          const std::vector<std::string>& inputs) {
+    for (const std::string& out : outputs)
+        for (const std::string& in : inputs)
+            if (!out.empty() && !in.empty() && janus::same_file(out, in))
+                return janus::make_error(out, "", "output-is-input",
+                                         "this output is the input file '" + in +
+                                             "'; writing it would destroy the input (give another output path)");
+    return janus::ok_status();
 }
 
 struct RunArgs {

@@ -283,6 +283,8 @@ std::string pct(std::size_t a, std::size_t b) {
 }  // namespace
 
 int cmd_conform(const ConformArgs& a) {
+    // --report FILE --expect FILE would write the file and then compare it with itself: refused (output-is-input)
+    if (auto s = outputs_spare_inputs({a.report}, {a.expect}); !s) return fail(s.error());
     std::error_code ec;
     if (!fs::is_directory(a.dir, ec))
         return fail(janus::make_error(a.dir, "", "file-readable", "not a directory of ONNX node tests"));

@@ -25,12 +25,16 @@
 // 2 bad input (file, syntax, encoding, command line, a program that faults, a quantized node on the host under
 // --strict);
 // 3 an internal error (a lowered program that faults or races). Errors go to stderr as
-// `input:position: error: sentence [rule]`. Output files are written to a temporary file in the same directory and
-// renamed into place, so a failing run never leaves a half-written file and never touches an existing one.
+// `input:position: error: sentence [rule]`. Output files are written by core/file.hpp's write_files_atomic: staged as
+// temporary files in the same directory and renamed into place, all or none, so a failing run never leaves a
+// half-written file and never touches an existing one; a symbolic link is written through, a device refused, a file's
+// mode and hard links kept, and an output that is an input refused before any work (docs/janusc.md "Output files").
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <new>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,26 +98,40 @@ Result<std::vector<vnpu::Instr>> load_program(const std::string& path) {
             JANUS_TRY(vnpu::Instr in, vnpu::decode(words[i], path + ":word " + std::to_string(i)));
             prog.push_back(in);
         }
+        JANUS_CHECK(vnpu::check_whole_program(prog, path));
         return prog;
     }
-    return vnpu::assemble(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+    JANUS_TRY(auto prog,
+              vnpu::assemble(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path));
+    JANUS_CHECK(vnpu::check_whole_program(prog, path));
+    return prog;
 }
 
 using janusc::fail;
 
 int cmd_asm(const std::string& in, const std::string& out) {
+    if (auto s = janusc::outputs_spare_inputs({out}, {in}); !s) return fail(s.error());
     auto bytes = read_file(in);
     if (!bytes) return fail(bytes.error());
-    auto words =
-        vnpu::assemble_words(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), in);
-    if (!words) return fail(words.error());
-    const auto data = bytes_of(*words);
+    const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    auto prog = vnpu::assemble(text, in);
+    if (!prog) return fail(prog.error());
+    if (auto s = vnpu::check_whole_program(*prog, in); !s) return fail(s.error());
+    std::vector<vnpu::Word> words;
+    for (const vnpu::Instr& i : *prog) {
+        auto w = vnpu::encode(i, in);
+        if (!w) return fail(w.error());
+        words.push_back(*w);
+    }
+    const auto data = bytes_of(words);
     if (auto s = write_file(out, data.data(), data.size()); !s) return fail(s.error());
     return 0;
 }
 
 int cmd_disasm(const std::string& in, const std::string& out) {
     if (fs::path(in).extension() == ".jpk") return janusc::cmd_disasm_package(in, out);
+    if (!out.empty())
+        if (auto s = janusc::outputs_spare_inputs({out}, {in}); !s) return fail(s.error());
     auto bytes = read_file(in);
     if (!bytes) return fail(bytes.error());
     auto words = words_of(*bytes, in);
@@ -149,6 +167,9 @@ struct SimArgs {
 };
 
 int cmd_sim(const SimArgs& a) {
+    if (!a.output.empty())
+        if (auto s = janusc::outputs_spare_inputs({a.output}, {a.program, a.weights, a.input, a.scratch}); !s)
+            return fail(s.error());
     auto prog = load_program(a.program);
     if (!prog) return fail(prog.error());
     vnpu::sim::Machine m;
@@ -301,6 +322,15 @@ int main(int argc, char** argv) {
         if (support->parsed()) return janusc::cmd_support(sup);
         if (conform->parsed()) return janusc::cmd_conform(conf);
         return cmd_sim(s);
+    } catch (const std::bad_alloc&) {
+        // an input that asks for more memory than there is: bad input (exit 2), not a Janus bug
+        std::cerr << "janusc: error: out of memory: the input needs more memory than this machine gives the process "
+                     "[memory-exhausted]\n";
+        return exit_input;
+    } catch (const std::length_error&) {  // a size beyond what a container can hold: the input's, too
+        std::cerr << "janusc: error: the input asks for a buffer larger than the process can address "
+                     "[memory-exhausted]\n";
+        return exit_input;
     } catch (const std::exception& e) {
         std::cerr << "janusc: internal error: " << e.what() << " (please report it)\n";
         return janusc::exit_internal;

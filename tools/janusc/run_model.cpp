@@ -209,27 +209,60 @@ janus::Result<std::vector<janus::Tensor>> read_inputs(const std::vector<InputSpe
     return in;
 }
 
-/// Write every output as OUTDIR/<name>.npy (or .pb: a TensorProto named as the output), each atomically, after all
-/// of them are computed.
+/// OUTDIR/<name>.npy (or .pb) for every output name, in order; two outputs mapping to one file are refused.
+janus::Result<std::vector<std::string>> output_paths(const std::vector<std::string>& names, const std::string& outdir,
+                                                     const std::string& format) {
+    std::set<std::string> seen;
+    std::vector<std::string> paths;
+    for (const std::string& name : names) {
+        const std::string file = file_name_of(name, format);
+        if (!seen.insert(file).second)
+            return make_error(outdir + "/" + file, "", "file-writable", "two graph outputs map to the same file name");
+        paths.push_back((fs::path(outdir) / file).string());
+    }
+    return paths;
+}
+
+/// Refuse, before any work, an output file that is one of the input files (outputs_spare_inputs, commands.hpp).
+janus::Status run_outputs_spare_inputs(const std::vector<std::string>& names, const RunArgs& a) {
+    JANUS_TRY(const auto paths, output_paths(names, a.outdir, a.output_format));
+    std::vector<std::string> inputs{a.model};
+    for (const std::string& spec : a.inputs)
+        if (const auto eq = spec.find('='); eq != std::string::npos) inputs.push_back(spec.substr(eq + 1));
+    return outputs_spare_inputs(paths, inputs);
+}
+
+/// Write every output as OUTDIR/<name>.npy (or .pb: a TensorProto named as the output), after all of them are
+/// computed, all or none (core/file.hpp write_files_atomic: every file is staged as a temporary, then each is
+/// renamed into place). OUTDIR is created if missing, and removed again when the write fails.
 int write_outputs(const std::vector<std::string>& names, const std::vector<janus::Tensor>& out,
                   const std::string& outdir, const std::string& format) {
+    auto paths = output_paths(names, outdir, format);
+    if (!paths) return fail(paths.error());
+    std::vector<std::vector<std::uint8_t>> bytes;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        if (format == "pb") {
+            bytes.push_back(janus::onnx::serialize_tensor(janus::io::to_tensor_proto(out[k], names[k])));
+            continue;
+        }
+        const auto arr = janus::io::to_npy(out[k]);
+        if (auto c = janus::io::check_npy_array(arr, (*paths)[k]); !c) return fail(c.error());
+        bytes.push_back(janus::io::write_npy(arr));
+    }
     std::error_code ec;
+    const bool existed = fs::exists(outdir, ec);
     fs::create_directories(outdir, ec);
     if (ec) return fail(make_error(outdir, "", "file-writable", "cannot create the directory: " + ec.message()));
-    std::set<std::string> written;
-    for (std::size_t k = 0; k < names.size(); ++k) {
-        const std::string file = file_name_of(names[k], format);
-        if (!written.insert(file).second)
-            return fail(
-                make_error(outdir + "/" + file, "", "file-writable", "two graph outputs map to the same file name"));
-        const std::string path = (fs::path(outdir) / file).string();
-        const auto s = format == "pb"
-                           ? janus::io::write_tensor_pb_file(path, janus::io::to_tensor_proto(out[k], names[k]))
-                           : janus::io::write_npy_file(path, janus::io::to_npy(out[k]));
-        if (!s) return fail(s.error());
-        std::cout << names[k] << ": " << janus::io::describe_type(out[k].dtype, out[k].shape().span()) << " -> " << path
-                  << "\n";
+    std::vector<janus::FileWrite> files;
+    for (std::size_t k = 0; k < names.size(); ++k)
+        files.push_back({(*paths)[k], bytes[k], format == "pb" ? "file-writable" : "npy-write"});
+    if (const auto s = janus::write_files_atomic(files); !s) {
+        if (!existed) fs::remove(outdir, ec);  // empty again: the failed write staged nothing that stayed
+        return fail(s.error());
     }
+    for (std::size_t k = 0; k < names.size(); ++k)
+        std::cout << names[k] << ": " << janus::io::describe_type(out[k].dtype, out[k].shape().span()) << " -> "
+                  << (*paths)[k] << "\n";
     return exit_ok;
 }
 
@@ -293,6 +326,7 @@ int cmd_run(const RunArgs& a) {
                                        " (its requantization tables hold it); it cannot run with " + a.rounding));
         auto model = package_model(*p, a.model);
         if (!model) return fail(model.error());
+        if (auto s = run_outputs_spare_inputs(model->outputs, a); !s) return fail(s.error());
         auto in = read_inputs(model->inputs, a.inputs, a.model);
         if (!in) return fail(in.error());
         std::cout << "package " << a.model << ": " << p->code.size() << " instructions, " << model->host_nodes
@@ -302,7 +336,7 @@ int cmd_run(const RunArgs& a) {
         auto out = model->host ? graph::run_package(*p, *model->host, *in, janus_tools::kernel_by_name,
                                                     janusc::simulate, &report)
                                : graph::run_package(*p, *in, janus_tools::kernel_by_name, janusc::simulate, &report);
-        if (!out) return run_error(out.error());
+        if (!out) return fail(out.error());  // the package's program is input: a fault or race in it is exit 2
         phase("simulate");
         std::cout << "npu: " << report.cycles << " cycles\n";
         const int rc = write_outputs(model->outputs, *out, a.outdir, a.output_format);
@@ -313,6 +347,9 @@ int cmd_run(const RunArgs& a) {
     const auto rounding = rounding_arg(a.rounding);
     auto g = load_model(a.model, a.dump_ir, phase, rounding, &dump, a.engine == "npu");
     if (!g) return fail(g.error());
+    std::vector<std::string> names;
+    for (graph::ValueId v : g->outputs) names.push_back(g->value(v).name);
+    if (auto s = run_outputs_spare_inputs(names, a); !s) return fail(s.error());
     auto in = read_inputs(input_specs(*g), a.inputs, a.model);
     if (!in) return fail(in.error());
     std::cout << "model " << a.model << ": " << g->nodes.size() << " nodes (" << host_nodes(*g)
@@ -337,8 +374,6 @@ int cmd_run(const RunArgs& a) {
         std::cout << npu_summary(*l, r->report) << "\n";
         out = std::move(r->outputs);
     }
-    std::vector<std::string> names;
-    for (graph::ValueId v : g->outputs) names.push_back(g->value(v).name);
     const int rc = write_outputs(names, out, a.outdir, a.output_format);
     phase("write");
     return rc;
@@ -346,6 +381,9 @@ int cmd_run(const RunArgs& a) {
 
 int cmd_compile(const CompileArgs& a) {
     Phases phase(a.timings);
+    std::vector<std::string> outputs{a.output};
+    if (!a.emit_asm.empty()) outputs.push_back(a.emit_asm);
+    if (auto s = outputs_spare_inputs(outputs, {a.model}); !s) return fail(s.error());
     std::string dump;
     const auto rounding = rounding_arg(a.rounding);
     auto g = load_model(a.model, a.dump_ir, phase, rounding, &dump, true);
@@ -372,16 +410,18 @@ int cmd_compile(const CompileArgs& a) {
     auto bytes = janus::package::write_package(*p, a.output);
     if (!bytes) return fail(bytes.error(), exit_internal);  // the compiler built a package its own format refuses
     phase("package");
-    // everything is built: now write, each file atomically (the package last: its presence means success)
+    // everything is built: now write both files, all or none (the assembly is staged with the package, so a
+    // package that cannot be written leaves no .s behind)
+    std::string text;
+    std::vector<janus::FileWrite> files;
     if (!a.emit_asm.empty()) {
         std::vector<janus::vnpu::Instr> code(l->program.code.begin(), l->program.code.end());
-        const std::string text = graph::annotated_assembly(code, p->debug);
-        const auto s = janus::write_file_atomic(
-            a.emit_asm, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), "file-writable");
-        if (!s) return fail(s.error());
+        text = graph::annotated_assembly(code, p->debug);
+        files.push_back({a.emit_asm, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()),
+                         "file-writable"});
     }
-    const auto s = janus::write_file_atomic(a.output, *bytes, "package-write");
-    if (!s) return fail(s.error());
+    files.push_back({a.output, *bytes, "package-write"});
+    if (const auto s = janus::write_files_atomic(files); !s) return fail(s.error());
     phase("write");
     std::cout << "compiled " << a.model << " -> " << a.output << ": " << bytes->size() << " bytes; " << l->npu.size()
               << " nodes on the NPU, " << p->code.size() << " instructions, constants " << p->weights.size()
@@ -391,6 +431,8 @@ int cmd_compile(const CompileArgs& a) {
 }
 
 int cmd_disasm_package(const std::string& path, const std::string& out) {
+    if (!out.empty())
+        if (auto s = outputs_spare_inputs({out}, {path}); !s) return fail(s.error());
     auto p = read_package(path);
     if (!p) return fail(p.error());
     std::vector<janus::vnpu::Instr> code;
@@ -472,7 +514,7 @@ int cmd_inspect(const std::string& path) {
     // per-node cycles: one run of every segment with the timing model (data-independent) on 0x5A-filled inputs
     std::vector<std::uint64_t> finished;
     const auto timed = graph::time_program(*p, janusc::simulate, finished, path);
-    if (!timed) return fail(timed.error(), exit_internal);  // read_package decoded every word: a fault is ours
+    if (!timed) return fail(timed.error());  // a package's program that faults is bad input (a hostile file), exit 2
     const auto& r = *timed;
     const auto cycles = graph::node_cycles(p->debug, finished);
     std::cout

@@ -40,6 +40,7 @@ janus::Result<std::set<std::string, std::less<>>> fuzzed_ops(const std::string& 
 
 int cmd_support(const SupportArgs& a) {
     namespace g = janus::graph;
+    if (auto s = outputs_spare_inputs({a.output}, {a.node_tests}); !s) return fail(s.error());
     g::ExternalEvidence ext;
     if (!a.fuzz_corpus.empty()) {
         auto ops = fuzzed_ops(a.fuzz_corpus);

@@ -15,11 +15,28 @@
 // Misuse of templates is a static_assert (tier 1); broken internal invariants are JANUS_ASSERT (tier 2).
 #include <cassert>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
 namespace janus {
+
+/// The most bytes of one piece of untrusted input (a token, a name, a list of dims) an error message repeats.
+inline constexpr std::size_t echo_cap = 200;
+/// The most bytes of each part of a message (input, position, detail): what message() prints, whatever the parts
+/// echo (issue 26: a 5 MB token or 20,000 dims are not copied into a message).
+inline constexpr std::size_t message_part_cap = 2000;
+
+/// Untrusted input as an error message repeats it: `s` itself when it has at most `cap` bytes, else its first bytes
+/// (cut before a UTF-8 continuation byte) and the marker "...[N more bytes]". The one helper every message that
+/// echoes input uses, directly or through Error::message().
+inline std::string echo(std::string_view s, std::size_t cap = echo_cap) {
+    if (s.size() <= cap) return std::string(s);
+    std::size_t keep = cap;
+    while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;
+    return std::string(s.substr(0, keep)) + "...[" + std::to_string(s.size() - keep) + " more bytes]";
+}
 
 enum class ErrorKind : unsigned char { malformed, unsupported };
 
@@ -34,10 +51,12 @@ struct Error {
 
     /// "input:position: error: detail [rule]", or "input:position: unsupported: detail [rule]" (position omitted when
     /// empty). Stable text: golden tests pin it.
+    /// Each part is capped (echo, message_part_cap).
     std::string message() const {
-        std::string m = input;
-        if (!position.empty()) m += ":" + position;
-        m += (unsupported() ? ": unsupported: " : ": error: ") + detail + " [" + rule + "]";
+        std::string m = echo(input, message_part_cap);
+        if (!position.empty()) m += ":" + echo(position, message_part_cap);
+        m += (unsupported() ? ": unsupported: " : ": error: ") + echo(detail, message_part_cap) + " [" +
+             echo(rule, echo_cap) + "]";
         return m;
     }
     /// "input:position: detail": the error as the detail of an error about its context (which names the rule).

@@ -50,6 +50,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <janus/core/error.hpp>
@@ -210,6 +212,9 @@ public:
                 std::string(input_), "opset_import", "onnx-opset", "ai.onnx opset " + std::to_string(opset),
                 "Janus reads opsets 1 .. " + std::to_string(max_opset) + " (an op's schema from before opset " +
                     std::to_string(min_opset) + " only where Janus reads it the same way)");
+        if (m_.graph.outputs.empty())  // onnx.proto: "outputs of the graph"; the checker requires at least one
+            return make_error(std::string(input_), "graph", "onnx-graph-outputs",
+                              "the graph declares no outputs; an ONNX graph has at least one");
         for (const auto& t : m_.graph.initializers) consts_[t.name] = &t;
         for (const auto& n : m_.graph.nodes)
             if (n.op_type == "Constant" && n.domain.empty()) {
@@ -241,9 +246,9 @@ private:
     /// A valid node Janus does not implement: `what` is the attribute or type it lacks (after the op type).
     Error unsupported(const onnx::Node& n, std::string rule, const std::string& what, std::string why) const {
         return make_unsupported(std::string(input_), where(n), std::move(rule),
-                                n.op_type + (what.empty() ? "" : " ") + what, std::move(why));
+                                echo(n.op_type) + (what.empty() ? "" : " ") + what, std::move(why));
     }
-    static std::string where(const onnx::Node& n) { return "node '" + n.name + "' (" + n.op_type + ")"; }
+    static std::string where(const onnx::Node& n) { return "node '" + echo(n.name) + "' (" + echo(n.op_type) + ")"; }
 
     // ---- constants ------------------------------------------------------------------------------------------
     Status constant_node(const onnx::Node& n) {
@@ -320,6 +325,13 @@ private:
         if (zp_at < n.inputs.size() && !n.inputs[zp_at].empty() && !z)
             return unsupported(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) not a constant",
                                "Janus compiles fixed quantization parameters");
+        // ONNX: a scale (and its zero point) is a scalar for per-tensor quantization, or 1-D for per-axis
+        for (const auto* c : {s, z})
+            if (c && c->dims.size() > 1)
+                return err(n, "onnx-quant-rank",
+                           "input " + std::to_string(c == s ? scale_at : zp_at) + " (" +
+                               (c == s ? "scale" : "zero point") + ") has rank " + std::to_string(c->dims.size()) +
+                               "; a quantization parameter is a scalar or a 1-D tensor");
         const DType d = z ? z->dtype : dflt;
         if (d != DType::i8 && d != DType::u8 && d != DType::i32)
             return unsupported(n, "onnx-quant", "zero point type " + std::string(dtype_name(d)),
@@ -372,15 +384,14 @@ private:
     // ---- step 1: quantization matching ----------------------------------------------------------------------
     const onnx::Node* only_consumer(const std::string& name) const {
         if (graph_outputs_.count(name)) return nullptr;
-        const onnx::Node* r = nullptr;
-        int count = 0;
-        for (const auto& n : m_.graph.nodes)
-            for (const auto& i : n.inputs)
-                if (i == name) {
-                    r = &n;
-                    ++count;
+        if (readers_.empty())  // every tensor's readers, counted once (a scan per tensor was O(N^2))
+            for (const auto& n : m_.graph.nodes)
+                for (const auto& i : n.inputs) {
+                    auto& [count, first] = readers_[i];
+                    if (count++ == 0) first = &n;
                 }
-        return count == 1 ? r : nullptr;
+        const auto it = readers_.find(name);
+        return it != readers_.end() && it->second.first == 1 ? it->second.second : nullptr;
     }
 
     void match_quantization() {
@@ -415,11 +426,30 @@ private:
         ValueId as_float = no_value;  ///< a host DequantizeLinear of a quantized v, made on demand
     };
 
-    std::string fresh(const std::string& base) const { return g_.fresh_name(base); }
+    /// `base`, or `base.1`, ...: a name no value of g_ has (Graph::fresh_name, from the importer's own index of the
+    /// names: Graph::find scans every value, which made the import of an N-node graph O(N^2)).
+    std::string fresh(const std::string& base) const {
+        std::string n = base;
+        for (int k = 1; names_.count(n); ++k) n = base + "." + std::to_string(k);
+        return n;
+    }
+    ValueId add_value(std::string name, ops::TensorType type, ValueKind kind) {
+        names_.insert(name);
+        return g_.add_value(std::move(name), std::move(type), kind);
+    }
+    ValueId add_constant(std::string name, Tensor data) {
+        names_.insert(name);
+        return g_.add_constant(std::move(name), std::move(data));
+    }
+    void rename(ValueId v, std::string name) {
+        names_.erase(g_.value(v).name);
+        names_.insert(name);
+        g_.value(v).name = std::move(name);
+    }
 
     ValueId emit(const std::string& op, std::vector<ValueId> in, ops::AttrMap attrs, ops::TensorType out,
                  const std::string& out_name, const std::string& origin, Target t = Target::any) {
-        const ValueId o = g_.add_value(fresh(out_name), std::move(out), ValueKind::node);
+        const ValueId o = add_value(fresh(out_name), std::move(out), ValueKind::node);
         g_.nodes.push_back(Node{op, std::move(attrs), std::move(in), {o}, origin, t});
         return o;
     }
@@ -447,7 +477,7 @@ private:
 
     Status graph_input(const onnx::ValueInfo& v) {
         JANUS_TRY(const ops::TensorType t, graph_input_type(v, input_));
-        const ValueId id = g_.add_value(v.name, t, ValueKind::input);
+        const ValueId id = add_value(v.name, t, ValueKind::input);
         g_.inputs.push_back(id);
         reps_[v.name] = Rep{id};
         return ok_status();
@@ -466,7 +496,7 @@ private:
                 auto* out = reinterpret_cast<std::uint8_t*>(t.storage->data());
                 for (std::size_t i = 0; i < c->data.size(); ++i)
                     out[i] = c->dtype == DType::u8 ? static_cast<std::uint8_t>(c->data[i] - 128) : c->data[i];
-                const ValueId v = g_.add_constant(fresh(name), std::move(t));
+                const ValueId v = add_constant(fresh(name), std::move(t));
                 reps_[name] = Rep{v};
                 return v;
             }
@@ -508,7 +538,7 @@ private:
             if (!c) return err(n, "onnx-undefined", "'" + name + "' is not defined");
             Tensor t = Tensor::zeros(c->dtype, shape_of(c->dims));
             if (!c->data.empty()) std::memcpy(t.storage->data(), c->data.data(), c->data.size());
-            const ValueId v = g_.add_constant(fresh(name), std::move(t));
+            const ValueId v = add_constant(fresh(name), std::move(t));
             reps_[name] = Rep{v};
             return v;
         }
@@ -517,7 +547,7 @@ private:
         if (r.as_float == no_value) {
             const auto& t = g_.value(r.v).type;
             r.as_float = emit("DequantizeLinear", {r.v}, {}, ops::TensorType{DType::f32, t.shape, std::nullopt},
-                              g_.find(name) == no_value ? name : name + ".float", n.name, Target::host);
+                              !names_.count(name) ? name : name + ".float", n.name, Target::host);
         }
         return r.as_float;
     }
@@ -580,7 +610,7 @@ private:
             for (const auto& x : m_.graph.nodes) model_names_.insert(x.outputs.begin(), x.outputs.end());
         }
         std::string s = base;
-        for (int k = 1; model_names_.count(s) || consts_.count(s) || reps_.count(s) || g_.find(s) != no_value; ++k)
+        for (int k = 1; model_names_.count(s) || consts_.count(s) || reps_.count(s) || names_.count(s); ++k)
             s = base + "." + std::to_string(k);
         model_names_.insert(s);
         return s;
@@ -895,6 +925,10 @@ private:
         if (has_zp && !z)
             return unsupported(n, "onnx-quant", "input " + std::to_string(zp_at) + " (zero point) not a constant",
                                "Janus compiles fixed zero points");
+        if (z && z->dims.size() > 1)
+            return err(n, "onnx-quant-rank",
+                       "input " + std::to_string(zp_at) + " (zero point) has rank " + std::to_string(z->dims.size()) +
+                           "; a zero point is a scalar or a 1-D tensor");
         const bool carries = it != reps_.end() && g_.value(it->second.v).type.quant;
         if (carries && !has_zp)  // its int8 storage hides the ONNX dtype that the default zero point 0 refers to
             return unsupported(n, "onnx-quant", which + " quantized without an explicit zero point",
@@ -1107,7 +1141,7 @@ private:
         if (*d == DType::f32 && r.dequantized) {
             JANUS_TRY(out, as_float(origin, v.name));
         } else if (*d == DType::u8 && g_.value(out).type.dtype == DType::i8 && g_.value(out).type.quant) {
-            if (g_.value(out).name == v.name) g_.value(out).name = fresh(v.name + ".int8");  // the boundary keeps it
+            if (g_.value(out).name == v.name) rename(out, fresh(v.name + ".int8"));  // the boundary keeps it
             auto q = *g_.value(out).type.quant;
             q.dtype = DType::u8;
             for (auto& z : q.zero_points) z += 128;
@@ -1125,8 +1159,8 @@ private:
             const std::vector<std::int64_t> dims(sp.begin(), sp.end());
             out = emit("Reshape", {out}, {{"shape", dims}}, g_.value(out).type, v.name, origin.name);
         }
-        if (g_.value(out).name != v.name && g_.find(v.name) == no_value && g_.value(out).kind == ValueKind::node)
-            g_.value(out).name = v.name;
+        if (g_.value(out).name != v.name && !names_.count(v.name) && g_.value(out).kind == ValueKind::node)
+            rename(out, v.name);
         g_.outputs.push_back(out);
         return ok_status();
     }
@@ -1140,6 +1174,9 @@ private:
     std::set<std::string, std::less<>> model_names_;  // every tensor name of the model (fresh_tensor avoids them)
     std::map<std::string, const onnx::Tensor*, std::less<>> consts_;
     std::set<std::string, std::less<>> graph_outputs_;
+    std::unordered_set<std::string> names_;  ///< the names of g_'s values (fresh, add_value, rename)
+    mutable std::unordered_map<std::string, std::pair<std::size_t, const onnx::Node*>>
+        readers_;  ///< per ONNX tensor: how many node inputs read it, and the first reader (only_consumer)
     std::map<std::string, const onnx::Node*, std::less<>> covered_;
     std::map<std::string, Rep, std::less<>> reps_;
 };

@@ -27,6 +27,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -264,7 +265,8 @@ inline Status verify(const Graph& g, std::string_view input = {}, const NodePosi
     const auto fail = [&](const std::string& pos, const std::string& rule, const std::string& detail) -> Status {
         return make_error(in, pos, rule, detail);
     };
-    std::set<std::string, std::less<>> names;
+    std::unordered_set<std::string_view> names;  // hashed: verify runs after every pass (issue 26, linear time)
+    names.reserve(g.values.size());
     for (const Value& v : g.values)
         if (!names.insert(v.name).second) return fail("value " + v.name, "ir-unique-name", "two values share a name");
     std::vector<int> defined(g.values.size(), 0);

@@ -85,11 +85,31 @@ using PassFn = Status (*)(Graph&, PassLog&, const PassContext&);
 
 namespace pass_detail {
 
-/// Replace every read of `from` by `to` (graph outputs included; an output keeps its name by renaming `to`).
-inline void replace_uses(Graph& g, ValueId from, ValueId to) {
-    for (Node& n : g.nodes)
-        for (ValueId& x : n.inputs)
+/// Every value's reading nodes (node indices, one entry per input that reads it), built once by a pass and kept up
+/// to date by replace_uses: a rewrite then touches only the nodes that read the value it replaces. A scan of every
+/// node per rewrite made remove-identity on a chain of N identity Reshapes O(N^2) (issue 26: 20,000 of them took
+/// 2.9 s in the passes). An entry may go stale when a rewrite drops an input (it is checked before use), never
+/// missing: passes that add inputs to existing nodes must not use it.
+struct Readers {
+    std::vector<std::vector<std::size_t>> of;
+    explicit Readers(const Graph& g) : of(g.values.size()) {
+        for (std::size_t i = 0; i < g.nodes.size(); ++i)
+            for (ValueId x : g.nodes[i].inputs)
+                if (x != no_value) of[static_cast<std::size_t>(x)].push_back(i);
+    }
+};
+
+/// Replace every read of `from` by `to` (graph outputs included; an output keeps its name by renaming `to`), visiting
+/// only the readers `r` lists, which it updates.
+inline void replace_uses(Graph& g, ValueId from, ValueId to, Readers& r) {
+    const auto f = static_cast<std::size_t>(from), t = static_cast<std::size_t>(to);
+    if (std::max(f, t) >= r.of.size()) r.of.resize(std::max(f, t) + 1);
+    std::vector<std::size_t> moved = std::move(r.of[f]);
+    r.of[f].clear();
+    for (std::size_t i : moved)
+        for (ValueId& x : g.nodes[i].inputs)
             if (x == from) x = to;
+    r.of[t].insert(r.of[t].end(), moved.begin(), moved.end());
     for (ValueId& o : g.outputs)
         if (o == from) {
             o = to;
@@ -239,6 +259,7 @@ inline Status fold_constants(Graph& g, PassLog& log, const PassContext& ctx) {
 /// Otherwise the node stays and the log says which check failed.
 inline Status canonicalize(Graph& g, PassLog& log) {
     std::vector<bool> dead(g.nodes.size(), false);
+    pass_detail::Readers readers(g);
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
         Node& n = g.nodes[k];
         if ((n.op != "Add" && n.op != "Sub" && n.op != "Mul") || n.inputs.size() != 2 || n.outputs.size() != 1)
@@ -276,7 +297,7 @@ inline Status canonicalize(Graph& g, PassLog& log) {
                 continue;
             }
             log.push_back(what + ": removed, it maps all 256 codes of " + tx.quant->str() + " to themselves");
-            pass_detail::replace_uses(g, y, x);
+            pass_detail::replace_uses(g, y, x, readers);
             dead[k] = true;
             continue;
         }
@@ -719,6 +740,19 @@ inline Status sink_transpose(Graph& g, PassLog& log) {
 
 inline Status fuse_activation(Graph& g, PassLog& log) {
     std::vector<bool> dead(g.nodes.size(), false);
+    // each value's producer (node outputs do not change in this pass) and its number of reading nodes, kept up to
+    // date below: scanning every node per activation made the pass O(N^2) on a chain
+    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> producer_of(g.values.size(), none), readers(g.values.size(), 0);
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        if (!g.nodes[i].outputs.empty()) producer_of[static_cast<std::size_t>(g.nodes[i].outputs[0])] = i;
+        const auto& ins = g.nodes[i].inputs;
+        for (std::size_t j = 0; j < ins.size(); ++j)
+            if (ins[j] != no_value && std::find(ins.begin(), ins.begin() + static_cast<std::ptrdiff_t>(j), ins[j]) ==
+                                          ins.begin() + static_cast<std::ptrdiff_t>(j))
+                ++readers[static_cast<std::size_t>(ins[j])];
+    }
+    pass_detail::Readers uses(g);
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
         const Node& act = g.nodes[k];
         if (act.op != "Relu" && act.op != "Clip") continue;
@@ -726,14 +760,13 @@ inline Status fuse_activation(Graph& g, PassLog& log) {
         const ValueId y = act.outputs.at(0);
         const Value& xv = g.value(x);
         if (!xv.type.quant) continue;  // a float activation: nothing to fuse into an integer epilogue
-        const Node* producer = nullptr;
-        for (const Node& n : g.nodes)
-            if (!n.outputs.empty() && n.outputs[0] == x) producer = &n;
+        const std::size_t pi = producer_of[static_cast<std::size_t>(x)];
+        const Node* producer = pi == none ? nullptr : &g.nodes[pi];
         if (!producer || (producer->op != "Conv" && producer->op != "ConvTranspose" && producer->op != "MatMul" &&
                           producer->op != "Gemm"))
             continue;
         const std::string what = "fuse-activation: " + pass_detail::describe(g, act) + " after " + producer->op;
-        if (g.consumers(x).size() != 1 || g.is_output(x)) {
+        if (readers[static_cast<std::size_t>(x)] != 1 || g.is_output(x)) {
             log.push_back(what + ": kept, " + xv.name + " has other readers");
             continue;
         }
@@ -748,7 +781,9 @@ inline Status fuse_activation(Graph& g, PassLog& log) {
             continue;
         }
         log.push_back(what + ": removed, the clamp is the identity on " + xv.type.quant->str());
-        pass_detail::replace_uses(g, y, x);
+        pass_detail::replace_uses(g, y, x, uses);
+        readers[static_cast<std::size_t>(x)] += readers[static_cast<std::size_t>(y)];  // x's only reader was act
+        readers[static_cast<std::size_t>(y)] = 0;
         dead[k] = true;
     }
     return pass_detail::remove_dead(g, dead);
@@ -756,6 +791,7 @@ inline Status fuse_activation(Graph& g, PassLog& log) {
 
 inline Status remove_identity(Graph& g, PassLog& log) {
     std::vector<bool> dead(g.nodes.size(), false);
+    pass_detail::Readers readers(g);
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
         const Node& n = g.nodes[k];
         if (n.outputs.size() != 1 || n.inputs.empty() || n.inputs[0] == no_value) continue;
@@ -788,27 +824,31 @@ inline Status remove_identity(Graph& g, PassLog& log) {
             continue;
         }
         log.push_back(what + ": removed, its output is its input");
-        pass_detail::replace_uses(g, y, x);
+        pass_detail::replace_uses(g, y, x, readers);
         dead[k] = true;
     }
     return pass_detail::remove_dead(g, dead);
 }
 
 inline Status dce(Graph& g, PassLog& log) {
-    for (bool changed = true; changed;) {
-        changed = false;
-        std::vector<bool> dead(g.nodes.size(), false);
-        for (std::size_t k = g.nodes.size(); k-- > 0;) {
-            bool read = false;
-            for (ValueId o : g.nodes[k].outputs) read = read || g.is_output(o) || !g.consumers(o).empty();
-            if (read) continue;
-            log.push_back("dce: " + pass_detail::describe(g, g.nodes[k]) + ": removed, nothing reads it");
-            dead[k] = true;
-            changed = true;
-            g.nodes[k].inputs.clear();  // so its inputs lose this reader before the next sweep
-        }
-        pass_detail::erase_nodes(g, dead);
+    // one backward sweep with per-value read counts (graph outputs count as a read): nodes are in topological
+    // order, so a node's readers come after it and are decided first (a scan of every node per value was O(N^2))
+    std::vector<std::size_t> reads(g.values.size(), 0);
+    for (const Node& n : g.nodes)
+        for (ValueId x : n.inputs)
+            if (x != no_value) ++reads[static_cast<std::size_t>(x)];
+    for (ValueId o : g.outputs) ++reads[static_cast<std::size_t>(o)];
+    std::vector<bool> dead(g.nodes.size(), false);
+    for (std::size_t k = g.nodes.size(); k-- > 0;) {
+        bool read = false;
+        for (ValueId o : g.nodes[k].outputs) read = read || reads[static_cast<std::size_t>(o)] != 0;
+        if (read) continue;
+        log.push_back("dce: " + pass_detail::describe(g, g.nodes[k]) + ": removed, nothing reads it");
+        dead[k] = true;
+        for (ValueId x : g.nodes[k].inputs)  // its inputs lose this reader
+            if (x != no_value) --reads[static_cast<std::size_t>(x)];
     }
+    pass_detail::erase_nodes(g, dead);
     pass_detail::compact_values(g);  // unread constants go with the values nobody references
     return ok_status();
 }

@@ -142,11 +142,13 @@ struct NpyArray {
 inline std::string describe_type(DType dtype, std::span<const std::int64_t> shape) {
     std::string s(dtype_name(dtype));
     s += '[';
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-        if (i > 0) s += ',';
-        s += std::to_string(shape[i]);
+    std::string dims;
+    for (std::size_t i = 0; i < shape.size() && dims.size() <= echo_cap; ++i) {  // echo caps what it repeats
+        if (i > 0) dims += ',';
+        dims += std::to_string(shape[i]);
     }
-    s += ']';
+    if (dims.size() > echo_cap) dims = echo(dims) + " of " + std::to_string(shape.size()) + " dims";
+    s += dims + ']';
     return s;
 }
 inline std::string describe_type(const NpyArray& a) { return describe_type(a.dtype, a.shape); }

@@ -318,7 +318,7 @@ struct Decoder {
                     return ok_status();
             }
         }));
-        const std::string label = where + (t.name.empty() ? "" : " '" + t.name + "'");
+        const std::string label = where + (t.name.empty() ? "" : " '" + echo(t.name) + "'");
         if (external)
             return unsupported(msg.position, "onnx-external-data", label + " with external data",
                                "Janus reads self-contained models only (re-save the model with all tensors inside it)");
@@ -479,7 +479,7 @@ struct Decoder {
             std::memcpy(&x, &b, 4);
             a.floats.push_back(x);
         }
-        const std::string label = where + " '" + a.name + "'";
+        const std::string label = where + " '" + echo(a.name) + "'";
         if (a.name.empty()) return error(msg.position, "onnx-attribute", where + " has no name");
         if (type == 0) {  // IR version 1 style: the one value field present decides (bit k = AttrType k)
             if (seen == 0 || (seen & (seen - 1)) != 0)
@@ -583,7 +583,7 @@ struct Decoder {
                         JANUS_CHECK(expect(d, WireType::bytes, where + ".shape.dim"));
                         if (v.shape.size() == static_cast<std::size_t>(max_rank))
                             return unsupported(d.position, "onnx-dims",
-                                               where + " '" + v.name + "' of rank above " + std::to_string(max_rank),
+                                               where + " '" + echo(v.name) + "' of rank above " + std::to_string(max_rank),
                                                "Janus supports rank <= " + std::to_string(max_rank));
                         Dim dim;
                         JANUS_CHECK(fields(d.bytes, d.bytes_position, [&](const Field& x) -> Status {
@@ -591,7 +591,7 @@ struct Decoder {
                                 JANUS_TRY(const std::int64_t dv, int64(x, where + ".shape.dim.dim_value"));
                                 if (dv < 0)
                                     return error(x.position, "onnx-dims",
-                                                 where + " '" + v.name + "' has a negative dim " + std::to_string(dv));
+                                                 where + " '" + echo(v.name) + "' has a negative dim " + std::to_string(dv));
                                 dim.value = dv;
                             } else if (x.number == 2) {
                                 JANUS_TRY(dim.param, text(x, where + ".shape.dim.dim_param"));

@@ -389,6 +389,7 @@ constexpr std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
 }
 /// `s` with control characters and bytes >= 0x7F shown as \xNN (for messages).
 inline std::string printable(std::string_view s) {
+    if (s.size() > echo_cap) return printable(s.substr(0, echo_cap)) + echo(s.substr(echo_cap), 0);  // echo's marker
     std::string out;
     for (const char c : s) {
         const auto b = static_cast<std::uint8_t>(c);

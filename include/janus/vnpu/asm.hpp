@@ -93,12 +93,12 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
             const std::size_t dcol = cur.at - 1;
             const std::string_view d = cur.word();
             if (d != "reg" && d != "event")
-                return fail(dcol, "known-directive", "unknown directive '." + std::string(d) + "' (.reg, .event)");
+                return fail(dcol, "known-directive", "unknown directive '." + echo(d) + "' (.reg, .event)");
             cur.skip_space();
             const std::size_t ncol = cur.at;
             const std::string_view name = cur.word();
             if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
-                return fail(ncol, "name-syntax", "expected an alias name after ." + std::string(d));
+                return fail(ncol, "name-syntax", "expected an alias name after ." + echo(d));
             if (!cur.eat('=')) return fail(cur.at, "directive-syntax", "expected '=' after the alias name");
             cur.skip_space();
             const std::size_t vcol = cur.at;
@@ -112,10 +112,10 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
             if (n < 0 || n > 15)
                 return fail(vcol, d == "reg" ? "register-syntax" : "event-syntax",
                             "expected " + std::string(1, prefix) + "0.." + std::string(1, prefix) + "15, got '" +
-                                std::string(v) + "'");
+                                echo(v) + "'");
             auto& table = d == "reg" ? regs : events;
             if (!table.emplace(std::string(name), n).second)
-                return fail(ncol, "alias-unique", "alias '" + std::string(name) + "' is already defined");
+                return fail(ncol, "alias-unique", "alias '" + echo(name) + "' is already defined");
             if (!cur.done()) return fail(cur.at, "trailing-garbage", "unexpected text after the directive");
             continue;
         }
@@ -126,14 +126,14 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
             if (m.empty() || std::isdigit(static_cast<unsigned char>(m[0])))
                 return fail(mcol, "name-syntax", "a label needs a name that does not start with a digit");
             if (!labels.emplace(std::string(m), out.size()).second)
-                return fail(mcol, "label-unique", "label '" + std::string(m) + "' is already defined");
+                return fail(mcol, "label-unique", "label '" + echo(m) + "' is already defined");
             if (cur.done()) continue;
             mcol = cur.at;
             m = cur.word();
         }
         const InstrInfo* info = find_instruction(m);
         if (info == nullptr)
-            return fail(mcol, "known-mnemonic", "unknown mnemonic '" + std::string(m) + "'");
+            return fail(mcol, "known-mnemonic", "unknown mnemonic '" + echo(m) + "'");
         Instr in;
         in.info = info;
         std::array<std::size_t, max_fields> cols{};
@@ -165,7 +165,7 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
                     if (n < 0 || n > 15)
                         return fail(ocol, "register-syntax",
                                     std::string(f.name) + ": expected r0..r15 or a .reg alias, got '" +
-                                        std::string(tok) + "'");
+                                        echo(tok) + "'");
                     v = n;
                 }
             } else if (f.kind == FieldKind::region) {
@@ -173,16 +173,16 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
                 if (it == region_names.end())
                     return fail(ocol, "region-syntax",
                                 std::string(f.name) + ": expected weights, scratch, input or output, got '" +
-                                    std::string(tok) + "'");
+                                    echo(tok) + "'");
                 v = it - region_names.begin();
             } else if (!tok.empty() && (std::isdigit(static_cast<unsigned char>(tok[0])) || tok[0] == '-')) {
                 const bool neg = tok[0] == '-';
                 if (neg && f.kind != FieldKind::simm)
                     return fail(ocol, "sign-not-allowed",
-                                std::string(f.name) + " is unsigned; '" + std::string(tok) + "' has a sign");
+                                std::string(f.name) + " is unsigned; '" + echo(tok) + "' has a sign");
                 std::string_view digits = neg ? tok.substr(1) : tok;
                 if (neg && digits.size() > 1 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
-                    return fail(ocol, "number-syntax", "'" + std::string(tok) + "': a hex number takes no sign");
+                    return fail(ocol, "number-syntax", "'" + echo(tok) + "': a hex number takes no sign");
                 int base = 10;
                 if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') && !neg)
                     base = 16, digits.remove_prefix(2);
@@ -191,13 +191,13 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
                 if (ec == std::errc::result_out_of_range || (ec == std::errc{} && p == digits.data() + digits.size() &&
                                                              mag > (std::uint64_t{1} << 62)))
                     return fail(ocol, "field-range",
-                                std::string(m) + ": " + std::string(f.name) + " = " + std::string(tok) +
+                                std::string(m) + ": " + std::string(f.name) + " = " + echo(tok) +
                                     " is outside [" + std::to_string(f.min()) + ", " + std::to_string(f.max()) + "]");
                 if (digits.empty() || p == digits.data())
-                    return fail(ocol, "number-syntax", "'" + std::string(tok) + "' is not a number (no digits)");
+                    return fail(ocol, "number-syntax", "'" + echo(tok) + "' is not a number (no digits)");
                 if (ec != std::errc{} || p != digits.data() + digits.size())
                     return fail(ocol + static_cast<std::size_t>(p - tok.data()), "number-syntax",
-                                "'" + std::string(tok) + "' is not a number (trailing characters after the digits)");
+                                "'" + echo(tok) + "' is not a number (trailing characters after the digits)");
                 v = neg ? -static_cast<std::int64_t>(mag) : static_cast<std::int64_t>(mag);
             } else if (f.kind == FieldKind::count && f.name == "body") {
                 pending.push_back({out.size(), static_cast<std::size_t>(k), std::string(tok), line_no,
@@ -205,7 +205,7 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
                 v = 1;
             } else {
                 return fail(ocol, "number-syntax",
-                            std::string(f.name) + ": expected a number, got '" + std::string(tok) + "'");
+                            std::string(f.name) + ": expected a number, got '" + echo(tok) + "'");
             }
             in.operands[static_cast<std::size_t>(k)] = v;
         }
@@ -215,7 +215,7 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
             const std::string_view act = cur.word();
             if (act != "wait" && act != "signal")
                 return fail(acol, "trailing-garbage",
-                            "unexpected '" + std::string(act.empty() ? line.substr(acol, 1) : act) +
+                            "unexpected '" + echo(act.empty() ? line.substr(acol, 1) : act) +
                                 "' after the operands (expected wait(eN), signal(eN) or the end of the line)");
             auto& slot = act == "wait" ? in.wait : in.signal;
             if (slot) return fail(acol, "event-action-unique", std::string(act) + " is given twice");
@@ -230,7 +230,7 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
                 if (ec != std::errc{} || p != e.data() + e.size()) n = -1;
             }
             if (n < 0 || n > 15)
-                return fail(ecol, "event-syntax", "expected e0..e15 or an .event alias, got '" + std::string(e) + "'");
+                return fail(ecol, "event-syntax", "expected e0..e15 or an .event alias, got '" + echo(e) + "'");
             if (!cur.eat(')')) return fail(cur.at, "event-syntax", "expected ')' after the event");
             slot = n;
         }
@@ -250,10 +250,10 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
         const auto l = labels.find(p.label);
         const auto pos = std::to_string(p.line) + ":" + std::to_string(p.col);
         if (l == labels.end())
-            return make_error(file, pos, "known-label", "label '" + p.label + "' is not defined");
+            return make_error(file, pos, "known-label", "label '" + echo(p.label) + "' is not defined");
         if (l->second <= p.instr)
             return make_error(file, pos, "label-after-loop",
-                              "the loop body ends at label '" + p.label + "', which must follow the loop");
+                              "the loop body ends at label '" + echo(p.label) + "', which must follow the loop");
         Instr& in = out[p.instr];
         in.operands[p.operand] = static_cast<std::int64_t>(l->second - p.instr - 1);
         auto w = encode(in, file);
@@ -264,6 +264,18 @@ inline Result<std::vector<Instr>> assemble(std::string_view text, const std::str
         }
     }
     return out;
+}
+
+/// A whole program, as `janusc asm` writes and `janusc sim` runs it: at least one instruction, and the last one halt
+/// (what a package's code section must be: package.hpp code-empty, code-halt). An empty text, or one whose last
+/// instruction is not halt, is refused (program-empty, program-halt); assemble() itself also takes fragments.
+inline Status check_whole_program(std::span<const Instr> prog, const std::string& file) {
+    if (prog.empty())
+        return make_error(file, "", "program-empty", "the program has no instruction; a program ends with halt");
+    if (prog.back().info->sem != Sem::halt)
+        return make_error(file, "instruction " + std::to_string(prog.size() - 1), "program-halt",
+                          "the last instruction is '" + print(prog.back()) + "'; a program ends with halt");
+    return ok_status();
 }
 
 /// Assemble straight to instruction words.
