@@ -199,12 +199,14 @@ janus::Result<std::vector<janus::Tensor>> read_inputs(const std::vector<InputSpe
         if (it->second.ends_with(".pb")) {  // an ONNX TensorProto (the node tests' input_N.pb)
             JANUS_TRY(auto t, janus::io::read_tensor_pb_file(it->second));
             if (t.dtype != w.dtype || t.dims != w.shape) return mismatch(t.dtype, t.dims);
-            in.push_back(janus::io::to_tensor(t));
+            JANUS_TRY(auto tensor, janus::io::to_tensor(t, it->second));
+            in.push_back(std::move(tensor));
             continue;
         }
         JANUS_TRY(auto arr, janus::io::read_npy_file(it->second));
         if (arr.dtype != w.dtype || arr.shape != w.shape) return mismatch(arr.dtype, arr.shape);
-        in.push_back(janus::io::to_tensor(arr));
+        JANUS_TRY(auto tensor, janus::io::to_tensor(arr, it->second));
+        in.push_back(std::move(tensor));
     }
     return in;
 }

@@ -207,7 +207,6 @@ struct Model {
 };
 
 inline constexpr std::int64_t min_ir_version = 3, max_ir_version = 10;
-inline constexpr std::int64_t max_elements = std::int64_t{1} << 40;
 
 namespace detail {
 
@@ -331,18 +330,13 @@ struct Decoder {
         if (t.dims.size() > static_cast<std::size_t>(max_rank))
             return unsupported(msg.position, "onnx-dims", label + " of rank " + std::to_string(t.dims.size()),
                                "Janus supports rank <= " + std::to_string(max_rank));
-        std::int64_t n = 1;
-        for (std::size_t k = 0; k < t.dims.size(); ++k) {
-            const std::int64_t d = t.dims[k];
-            if (d < 0)
-                return error(msg.position, "onnx-dims",
-                             label + " dim " + std::to_string(k) + " is " + std::to_string(d) + " (negative)");
-            if (d != 0 && n > max_elements / d)
-                return error(msg.position, "onnx-dims", label + " has more than 2^40 elements");
-            n *= d;
-        }
+        // The shape and size policy (core/size.hpp, checked_size): a zero dim does not exempt the others.
         const std::size_t esize = dtype_size(t.dtype);
-        const auto expected = static_cast<std::uint64_t>(n) * esize;
+        const auto size = checked_size(t.dims, static_cast<std::int64_t>(esize), label, "onnx-dims");
+        if (!size.ok())
+            return error(msg.position, "onnx-dims", label + " " + size.error().position + ": " + size.error().detail);
+        const std::int64_t n = size->elements;
+        const auto expected = static_cast<std::uint64_t>(size->bytes);
         if (has_raw && typed_field != 0)
             return error(typed_at, "onnx-tensor-data", label + " holds both raw_data and typed data");
         if (has_raw) {
@@ -605,6 +599,12 @@ struct Decoder {
             });
         }));
         if (v.name.empty()) return error(msg.position, "onnx-missing", where + " has no name");
+        // The size policy over the declared dims (a symbolic one counts as 1: it may be anything at run time).
+        std::vector<std::int64_t> known;
+        for (const Dim& d : v.shape) known.push_back(d.value.value_or(1));
+        if (const auto size = checked_size(known, 1, where, "onnx-dims"); !size.ok())
+            return error(msg.position, "onnx-dims",
+                         where + " '" + v.name + "' " + size.error().position + ": " + size.error().detail);
         return v;
     }
 
