@@ -645,8 +645,8 @@ inline std::vector<std::uint8_t> write_npy(const NpyArray& a) {
 }
 
 /// Reads and parses the .npy file at `path`; errors name the path (rule npy-read when the file cannot be read).
-inline Result<NpyArray> read_npy_file(const std::string& path) {
-    JANUS_TRY(const auto bytes, read_file(path, "npy-read", "a .npy file"));
+inline Result<NpyArray> read_npy_file(const std::string& path, std::uint64_t max_bytes = default_max_memory) {
+    JANUS_TRY(const auto bytes, read_file(path, "npy-read", "a .npy file", max_bytes));
     return read_npy(bytes, path);
 }
 

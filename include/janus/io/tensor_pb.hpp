@@ -18,8 +18,8 @@
 
 namespace janus::io {
 
-inline Result<onnx::Tensor> read_tensor_pb_file(const std::string& path) {
-    JANUS_TRY(const auto bytes, read_file(path, "file-readable", "a TensorProto file"));
+inline Result<onnx::Tensor> read_tensor_pb_file(const std::string& path, std::uint64_t max_bytes = default_max_memory) {
+    JANUS_TRY(const auto bytes, read_file(path, "file-readable", "a TensorProto file", max_bytes));
     return onnx::parse_tensor(bytes, path);
 }
 
