@@ -483,6 +483,8 @@ def seeds_vnpu_sim():
         "hostile_fill_loop": prog([0, 0, 0, 0], loop(16384, 2), loop(16384, 1), 12 << 58 | (65536 // 16 - 1), halt),
         "hostile_mac_loop": prog([0, 0, 0, 0], li(1, 0x80000), li(3, 0x10000), mac_cfg(16, 256, 256, 256),
                                  loop(16384, 2), loop(16384, 1), mac_mm(1, 0, 3, 0), halt),
+        "hostile_vec_loop": prog([0, 0, 0, 0], li(2, 0x10000), loop(16384, 2), loop(16384, 1),
+                                 vec_max(1, 1, 2, 65536), halt),
     }
 
 

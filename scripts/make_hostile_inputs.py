@@ -53,6 +53,12 @@ def files():
         "sim_mac_loop.s": "; issue 26: nested loops around one large mac.mm (janusc sim: work-limit)\n"
                           "li r1, 0x80000\nli r3, 0x10000\nmac.cfg 16, 256, 256, 256\nloop 16384, 2\nloop 16384, 1\n"
                           "mac.mm r1, r0, r3, 0\nhalt\n",
+        # 2^28 vector maxima of 65536 lanes (2^44 VEC element operations)
+        "sim_vec_loop.s": "; issue 26: nested loops around one large vec.max (janusc sim: cycle-limit, work-limit)\n"
+                          "li r2, 0x10000\nloop 16384, 2\nloop 16384, 1\nvec.max r1, r1, r2, 65536\nhalt\n",
+        # 2^28 SEQ steps that dispatch nothing: only the cycle limit stops them
+        "sim_seq_loop.s": "; issue 26: nested loops of SEQ steps alone (janusc sim: cycle-limit)\n"
+                          "loop 16384, 2\nloop 16384, 1\nnop\nhalt\n",
     }
 
 

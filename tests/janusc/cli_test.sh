@@ -543,6 +543,10 @@ bounded 64 work-limit "$J" sim "$H/sim_dma_loop.s" --max-dma-bytes 1048576
 has "$T/err" "the run would pass 1048576 DMA bytes"
 bounded 64 work-limit "$J" sim "$H/sim_mac_loop.s"
 has "$T/err" "multiply-accumulates"
+bounded 64 cycle-limit "$J" sim "$H/sim_vec_loop.s"  # 16 lanes a cycle: the cycles run out with the VEC ops
+bounded 64 work-limit "$J" sim "$H/sim_vec_loop.s" --max-vec-ops 1048576
+has "$T/err" "the run would pass 1048576 VEC and LUT element operations"
+bounded 64 cycle-limit "$J" sim "$H/sim_seq_loop.s"
 bounded 64 cycle-limit "$J" run "$SRC/tests/onnx/fixtures/mobilenet_v2_tiny.onnx" -o "$T/hostile-out/o" \
     -i "input=$SRC/tests/onnx/fixtures/mobilenet_v2_tiny.in0.npy" --max-cycles 1000
 
