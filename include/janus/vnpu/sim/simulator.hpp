@@ -65,8 +65,9 @@ struct Timing {
 
 /// The default work limits of one run (see the header comment). MobileNetV2-1.0 at 224x224 (scripts/
 /// make_onnx_models.py --full) needs 3.84 M cycles, 38.8 MB of DMA, 366 M MACs (with padding) and 27.9 M VEC / LUT
-/// element operations: 8.7x, 27x, 5.9x and 19x below these. On the CI machine (gcc-release, race detector on) each
-/// limit alone is reached within about 4 s of host time by a loop of SEQ steps, dma.fill, mac.mm or vec.max.
+/// element operations: 8.7x, 27x, 5.9x and 19x below these. On the development machine (2 shared cores,
+/// gcc-release, race detector on) each limit alone is reached within about 4 s of host time by a loop of SEQ steps,
+/// dma.fill, mac.mm or vec.max (tests/hostile/sim_*_loop.s; 0.3 to 2.4 s when the machine is not loaded).
 struct Limits {
     static constexpr std::uint64_t max_cycles = std::uint64_t{1} << 25;
     static constexpr std::uint64_t max_dma_bytes = std::uint64_t{1} << 30;
