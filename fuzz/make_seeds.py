@@ -479,6 +479,12 @@ def seeds_vnpu_sim():
         "deadlock": prog([0, 0, 0, 0], vec_max(0, 0, 0, 16) | wait(3), halt),
         "loop": prog([0, 0, 0, 0], li(1, 0), loop(100, 1), 3 << 58 | 1 << 44 | 1 << 40 | 1, halt),
         "unmapped": prog([0, 0, 0, 0], li(1, 0x50000), vec_max(1, 1, 1, 16), halt),
+        # issue 26: nested loops around one large fill and one large mac.mm (the work limits stop them)
+        "hostile_fill_loop": prog([0, 0, 0, 0], loop(16384, 2), loop(16384, 1), 12 << 58 | (65536 // 16 - 1), halt),
+        "hostile_mac_loop": prog([0, 0, 0, 0], li(1, 0x80000), li(3, 0x10000), mac_cfg(16, 256, 256, 256),
+                                 loop(16384, 2), loop(16384, 1), mac_mm(1, 0, 3, 0), halt),
+        "hostile_vec_loop": prog([0, 0, 0, 0], li(2, 0x10000), loop(16384, 2), loop(16384, 1),
+                                 vec_max(1, 1, 2, 65536), halt),
     }
 
 
@@ -633,6 +639,8 @@ def seeds_onnx_reader():
     for p in sorted((root / "bad").iterdir()):
         if p.name != "expected.txt":
             seeds["bad_" + p.name] = p.read_bytes()
+    for p in sorted((FUZZ_DIR.parent / "tests" / "hostile").glob("*.onnx")):  # issue 26: tiny files, huge sizes
+        seeds["hostile_" + p.name] = p.read_bytes()
     return seeds
 
 
@@ -1016,6 +1024,9 @@ def seeds_package_reader():
             placement=(3, [(1, 1, "sm", "Softmax", "lower-op", "Softmax on int8 is not lowered")])),
         # the numerics section (docs/package.md section 9): rounding half-even
         "numerics_section": package([halt], rounding=2),
+        # issue 26: a small valid package whose scratch, input and output regions ask for 3 x 4 GiB (janusc refuses
+        # to run it by its memory budget; the reader accepts it)
+        "regions_12g": package([halt], regions=(1 << 32, 1 << 32, 1 << 32)),
         # format version 2 (still read): kind 9 is an optional extra section there, not the numerics section
         "version2_kind9_extra": package([halt], extra=[(9, b"\x07")], version=2),
         # a host section (docs/package.md section 6) whose graph feeds the program's input and reads its output
@@ -1055,6 +1066,8 @@ def seeds_package_reader():
         "placement_index_order": package([halt], placement=(3, [(2, 0, "a", "Relu", "place-type", "float"),
                                                                 (1, 0, "b", "Relu", "place-type", "float")])),
         "segments_without_host": package([halt, halt], segments=[(1, 0, 0, 0)]),
+        # issue 26: a zero dim does not exempt the others (io-dim: more than 2^40 elements behind the 0)
+        "io_zero_then_huge": package([halt], inputs=[io("e", "int8", "int8", [0, 1 << 32, 1 << 32], [0, 0, 0], 0, 0)]),
         "padding_nonzero": patch(conv, code_at + code_len + 1, b"\x01", seal=False),
         "section_moved": patch(conv, 96 + 3 * 32 + 8, struct.pack("<Q", io_at + 64)),
         "io_alias": with_(convnet, inputs=[io("x", "float32", "int8", [1, 3, 2, 2], [64, 1, 1, 16], 0, 64, [0.5],

@@ -4,7 +4,8 @@
 // little-endian 64-bit instruction words (undecodable words are skipped, a halt is appended).
 // Properties (a __builtin_trap() when broken):
 //   1. run() returns: the program ends at HALT, or with a fault that is a well-formed Error (input, position, rule
-//      and detail non-empty). It never crashes, reads outside a memory or hangs (instruction limit 20000).
+//      and detail non-empty). It never crashes, reads outside a memory or hangs (instruction limit 20000, and low
+//      cycle and work limits: cycle-limit, work-limit).
 //   2. determinism: a second run on a copy of the initial machine gives the same report text and the same bytes.
 // (Timing independence of race reports holds per program only when each event has one signalling unit, see
 // simulator.hpp; tests/vnpu/sim_checks.cpp checks it on such programs.)
@@ -53,6 +54,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     prog.push_back(*decode(Word{1} << 58));  // halt
     sim::Options opt;
     opt.max_instructions = 20000;
+    // the work limits (issue 26), low: a loop around a 1 MiB dma.fill or a large mac.mm stays fast to fuzz
+    opt.max_cycles = std::uint64_t{1} << 22;
+    opt.max_dma_bytes = std::uint64_t{1} << 24;
+    opt.max_macs = std::uint64_t{1} << 24;
+    opt.max_vec_ops = std::uint64_t{1} << 22;
     const sim::Report ra = sim::run(prog, a, opt);
     if (ra.fault) {
         const auto& e = *ra.fault;

@@ -518,6 +518,12 @@ def bad_files():
         "negative_dim.onnx": small(init=t("w", TensorProto.FLOAT, [2, -1], raw_data=b"")),
         "rank_7.onnx": small(init=t("w", TensorProto.INT8, [1] * 7, raw_data=b"\1")),
         "huge_dims.onnx": small(init=t("w", TensorProto.INT8, [1 << 21, 1 << 21], raw_data=b"\1")),
+        # issue 26: a zero dim makes the tensor empty but does not exempt the others (2^124 "elements" behind a 0)
+        "zero_then_huge_dims.onnx": small(init=t("w", TensorProto.FLOAT, [0, 1 << 62, 1 << 62], raw_data=b"")),
+        "zero_then_huge_dims.pb": t("x", TensorProto.FLOAT, [0, 1 << 62, 1 << 62], raw_data=b"").SerializeToString(),
+        # a packed dims field of 100,000 entries: counted, never stored (the decoder's memory is bounded by the file)
+        "packed_dims_100000.onnx": field(1, 0, varint(7)) + field(8, 2, field(2, 0, varint(13)))
+        + field(7, 2, field(5, 2, field(1, 2, b"\1" * 100000) + field(2, 0, varint(3)))),
         "no_data_type.onnx": small(init=t("w", 0, [1], raw_data=b"\1")),
         "graph_attribute.onnx": small(node=if_node),
         # model {ir_version 7, opset 13, graph {initializer {dims 1, data_type FLOAT, float_data: 5 packed bytes}}}

@@ -624,10 +624,10 @@ run 2 "$J" run "$O/fault.jpk" -i input="$O/in.npy" -o "$O/fault-out"
 has "$T/err" "[unmapped-address]"
 [ ! -e "$O/fault-out" ] && ok || fail "a faulting package run created its output directory"
 
-# a size no buffer can have is bad input (exit 2), not "internal error, please report" (exit 3): std::length_error
-# (a bad_alloc case would depend on the machine, and ASan aborts on it instead of throwing)
+# a size no buffer can have is bad input (exit 2), not "internal error, please report" (exit 3): the memory budget
+# refuses it before any allocation (it was a std::length_error)
 run 2 "$J" sim "$EX/fc.s" --output-size 18446744073709551615
-has "$T/err" "[memory-exhausted]"
+has "$T/err" "[memory-limit]"
 
 # 9h. error messages cap what they echo: a 5 MB token, a 5 MB node name, 20,000 dims
 head -c 5000000 /dev/zero | tr '\0' '9' | sed 's/^/li r1, /' >"$O/bigtok.s"
@@ -671,6 +671,71 @@ has "$T/err" "of 20000 dims]"
 has "$T/err" "[input-type]"
 [ "$(wc -c <"$T/err")" -lt 3000 ] && ok || fail "run echoed 20000 dims: $(wc -c <"$T/err") bytes of message"
 notmp "$O"
+
+# hostile inputs (issue 26; tests/hostile/, scripts/make_hostile_inputs.py): each tiny file asks for something huge.
+# janusc must refuse it with exit 2 and the rule, within bounded peak memory (getrusage RUSAGE_CHILDREN of the one
+# child: python3 runs it; janusc alone is about 13 MB) and time (60 s), and leave no file behind.
+H=$SRC/tests/hostile
+# bounded MAX_MB RULE CMD...: exit 2, "[RULE]" on stderr, peak RSS under MAX_MB, no file left in the output dir
+bounded() {
+    local max_mb=$1 rule=$2
+    shift 2
+    rm -rf "$T/hostile-out"
+    mkdir -p "$T/hostile-out"
+    local got
+    got=$(cd "$T/hostile-out" && python3 -c '
+import resource, subprocess, sys, time
+start = time.monotonic()
+with open(sys.argv[1], "wb") as o, open(sys.argv[2], "wb") as e:
+    try:
+        rc = subprocess.call(sys.argv[3:], stdout=o, stderr=e, timeout=60)
+    except subprocess.TimeoutExpired:
+        rc = "timeout"
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, "%.2f" % (time.monotonic() - start))
+' "$T/out" "$T/err" "$@")
+    local rc mb secs
+    read -r rc mb secs <<<"$got"
+    if [ "$rc" = 2 ]; then ok; else fail "exit $rc (want 2): $*"; sed 's/^/  stderr: /' "$T/err" >&2; fi
+    has "$T/err" "[$rule]"
+    if [ "$mb" -le "$max_mb" ]; then ok; else fail "peak RSS $mb MB (at most $max_mb MB): $*"; fi
+    [ -z "$(ls -A "$T/hostile-out")" ] && ok || fail "files left behind: $* ($(ls -A "$T/hostile-out"))"
+    echo "  hostile: $rule: exit $rc, peak RSS $mb MB, $secs s: ${*#"$J" }" >&2
+}
+# one shape and size policy: a zero dim does not exempt the others (was SIGSEGV); 2^64 elements (was SIGSEGV)
+bounded 64 onnx-dims "$J" verify "$H/reduce_zero_huge.onnx"
+has "$T/err" "element count exceeds 2^40 (a zero extent makes the tensor empty but does not exempt"
+bounded 64 onnx-dims "$J" run "$H/reduce_zero_huge.onnx" --engine ref -o "$T/hostile-out/o"
+bounded 64 onnx-dims "$J" verify "$H/input_2e64.onnx"
+bounded 64 onnx-dims "$J" run "$SRC/tests/onnx/fixtures/qdq_conv_relu.onnx" \
+    -i "input=$SRC/tests/onnx/bad/zero_then_huge_dims.pb" -o "$T/hostile-out/o"
+# resource limits: verify does not synthesize 4 TiB of inputs (was exit 3); a package asking for 12 GiB of regions
+bounded 64 memory-limit "$J" verify "$H/input_4tib.onnx"
+has "$T/err" "the synthesized inputs need 4398046511104 bytes (4 TiB), more than the memory budget of 1073741824 bytes"
+bounded 64 memory-limit "$J" run "$H/package_regions_12g.jpk" -o "$T/hostile-out/o"
+bounded 64 memory-limit "$J" inspect "$H/package_regions_12g.jpk"
+run 0 "$J" disasm "$H/package_regions_12g.jpk"  # nothing is allocated to disassemble it
+bounded 64 memory-limit "$J" sim "$EX/fc.s" --scratch-size 17179869184
+# file reads: a device is refused (was: disasm /dev/zero grew until killed), a file above the cap before it is read
+bounded 64 file-kind "$J" disasm /dev/zero
+truncate -s 2G "$T/sparse.bin"
+bounded 64 file-size-limit "$J" disasm "$T/sparse.bin"
+rm -f "$T/sparse.bin"
+bounded 64 file-size-limit "$J" asm "$EX/fc.s" -o "$T/hostile-out/fc.bin" --max-memory 100
+# the ONNX decoder's budget: 150,000 named attributes in 1 MiB decode into 45 MB (16 x the size + 16 MiB allowed)
+python3 "$SRC/scripts/make_hostile_inputs.py" --big "$T/big" || fail "make_hostile_inputs.py --big"
+bounded 64 onnx-limit "$J" verify "$T/big/many_attributes.onnx"
+# the simulator's work limits: 4-instruction programs that would run for hours stop within seconds
+bounded 64 cycle-limit "$J" sim "$H/sim_dma_loop.s"
+bounded 64 work-limit "$J" sim "$H/sim_dma_loop.s" --max-dma-bytes 1048576
+has "$T/err" "the run would pass 1048576 DMA bytes"
+bounded 64 work-limit "$J" sim "$H/sim_mac_loop.s"
+has "$T/err" "multiply-accumulates"
+bounded 64 cycle-limit "$J" sim "$H/sim_vec_loop.s"  # 16 lanes a cycle: the cycles run out with the VEC ops
+bounded 64 work-limit "$J" sim "$H/sim_vec_loop.s" --max-vec-ops 1048576
+has "$T/err" "the run would pass 1048576 VEC and LUT element operations"
+bounded 64 cycle-limit "$J" sim "$H/sim_seq_loop.s"
+bounded 64 cycle-limit "$J" run "$SRC/tests/onnx/fixtures/mobilenet_v2_tiny.onnx" -o "$T/hostile-out/o" \
+    -i "input=$SRC/tests/onnx/fixtures/mobilenet_v2_tiny.in0.npy" --max-cycles 1000
 
 echo "janusc cli tests: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -280,3 +280,42 @@ TEST_CASE("every malformed file in onnx/bad gets its exact error") {
     janus_test::check_expected_errors(
         "onnx/bad", [](const std::string& path) { return decode_error(path, path.ends_with(".pb")); });
 }
+
+TEST_CASE("onnx-limit: what the decoder allocates is bounded by the file's size (issue 26)") {
+    using namespace ob;
+    // a node of n small named attributes (7 wire bytes each, about 260 bytes decoded): 16 x the size + 16 MiB holds
+    // 2,000 of them, not 150,000
+    const auto model_with = [](std::size_t n) {
+        Bytes node = bytes_field(4, "Relu");
+        const Bytes attr = bytes_field(5, cat(bytes_field(1, "a"), varint_field(3, 1)));
+        for (std::size_t k = 0; k < n; ++k) node.insert(node.end(), attr.begin(), attr.end());
+        return cat(varint_field(1, 7), bytes_field(7, bytes_field(1, node)), bytes_field(8, varint_field(2, 13)));
+    };
+    const Bytes small = model_with(2000);
+    const auto ok = onnx::parse_model(small, "small.onnx");
+    REQUIRE_MESSAGE(ok.ok(), ok.error().message());
+    CHECK(ok->graph.nodes.at(0).attributes.size() == 2000);
+    const Bytes big = model_with(150000);
+    const auto refused = onnx::parse_model(big, "big.onnx");
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().rule == "onnx-limit");
+    CHECK(refused.error().detail.find("16 times its size plus 16 MiB") != std::string::npos);
+    CHECK(onnx::decode_budget(big.size()) == 16 * big.size() + (std::uint64_t{16} << 20));
+}
+
+TEST_CASE("onnx-dims: dims are counted before they are stored, and a zero dim does not exempt the others") {
+    using namespace ob;
+    Bytes dims;
+    for (int k = 0; k < 100000; ++k) put_varint(dims, 1);
+    const Bytes t = cat(bytes_field(1, dims), varint_field(2, 3));
+    const auto r = onnx::parse_tensor(t, "t.pb");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().rule == "onnx-dims");
+    CHECK(r.error().detail.find("of rank 100000") != std::string::npos);
+    const Bytes huge = cat(packed_varints(1, {0, std::int64_t{1} << 62, std::int64_t{1} << 62}), varint_field(2, 1),
+                           bytes_field(9, Bytes{}));
+    const auto h = onnx::parse_tensor(huge, "h.pb");
+    REQUIRE_FALSE(h.ok());
+    CHECK(h.error().rule == "onnx-dims");
+    CHECK(h.error().detail.find("axis 1: element count exceeds 2^40") != std::string::npos);
+}

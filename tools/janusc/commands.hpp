@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <janus/core/file.hpp>
+#include <janus/core/limits.hpp>
 #include <janus/graph/execute.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
@@ -17,6 +18,28 @@ namespace janusc {
 /// race in a simulated program); 2 bad input or usage (a file, its syntax, a command line, a program that faults);
 /// 3 an internal error (a Janus bug: please report it).
 inline constexpr int exit_ok = 0, exit_mismatch = 1, exit_input = 2, exit_internal = 3;
+
+/// The limits of one janusc command (issue 26, docs/janusc.md "Limits"), set once from the command line by main
+/// (--max-memory, --max-cycles, --max-dma-bytes, --max-macs, --max-vec-ops) before the command runs.
+struct Limits {
+    std::uint64_t max_memory = janus::default_max_memory;  ///< file reads, synthesized inputs, simulated DRAM
+    std::uint64_t max_cycles = janus::vnpu::sim::Limits::max_cycles;
+    std::uint64_t max_dma_bytes = janus::vnpu::sim::Limits::max_dma_bytes;
+    std::uint64_t max_macs = janus::vnpu::sim::Limits::max_macs;
+    std::uint64_t max_vec_ops = janus::vnpu::sim::Limits::max_vec_ops;
+
+    /// `o` with these work limits (every simulator run of janusc goes through janusc::simulate, which applies them).
+    janus::vnpu::sim::Options apply(janus::vnpu::sim::Options o) const {
+        o.max_cycles = max_cycles;
+        o.max_dma_bytes = max_dma_bytes;
+        o.max_macs = max_macs;
+        o.max_vec_ops = max_vec_ops;
+        return o;
+    }
+};
+
+/// The command's limits (main.cpp holds the one object).
+Limits& limits();
 
 /// Print the error on stderr; exit code `code` (bad input unless said otherwise).
 inline int fail(const janus::Error& e, int code = exit_input) {

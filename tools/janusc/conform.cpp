@@ -198,7 +198,11 @@ janus::Result<graph::Graph> load_bound(const fs::path& dir, const janus::onnx::M
 /// Run one data set on one engine; `npu` lowers and simulates (and adds the nodes that ran on the NPU to `npu_nodes`).
 Verdict run_engine(const graph::Graph& g, const DataSet& d, bool npu, std::size_t& npu_nodes) {
     std::vector<janus::Tensor> inputs;
-    for (graph::ValueId v : g.inputs) inputs.push_back(janus::io::to_tensor(d.inputs.at(g.value(v).name)));
+    for (graph::ValueId v : g.inputs) {
+        auto t = janus::io::to_tensor(d.inputs.at(g.value(v).name), g.value(v).name);
+        if (!t) return refused(t.error());
+        inputs.push_back(std::move(*t));
+    }
     std::vector<janus::Tensor> out;
     if (npu) {
         auto l = graph::lower_graph(g);

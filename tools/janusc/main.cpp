@@ -61,7 +61,9 @@ namespace fs = std::filesystem;
 using janusc::exit_input;
 constexpr int exit_fault = janusc::exit_input, exit_races = janusc::exit_mismatch;
 
-Result<std::vector<std::uint8_t>> read_file(const std::string& path) { return janus::read_file(path, "file-readable"); }
+Result<std::vector<std::uint8_t>> read_file(const std::string& path) {
+    return janus::read_file(path, "file-readable", "a file", janusc::limits().max_memory);
+}
 
 /// Write `bytes` to `path` atomically (core/file.hpp): a temporary file in the same directory, then a rename.
 janus::Status write_file(const std::string& path, const void* data, std::size_t size) {
@@ -185,10 +187,17 @@ int cmd_sim(const SimArgs& a) {
     if (!a.scratch.empty() && a.scratch_size != 0)
         return fail(
             make_error("--scratch-size", "", "options-exclusive", "give --scratch FILE or --scratch-size N, not both"));
+    // zeroed regions asked for by number: the memory budget, before anything is allocated (saturating sum)
+    const std::uint64_t asked =
+        a.scratch_size > UINT64_MAX - a.output_size ? UINT64_MAX : a.scratch_size + a.output_size;
+    if (auto s = janus::charge_memory(asked, janusc::limits().max_memory, "--scratch-size/--output-size",
+                                      "the zeroed scratch and output regions");
+        !s)
+        return fail(s.error());
     for (const auto& s : {load_region(0, a.weights, 0), load_region(1, a.scratch, a.scratch_size),
                           load_region(2, a.input, 0), load_region(3, "", a.output_size)})
         if (!s) return fail(s.error());
-    vnpu::sim::Options opt;
+    vnpu::sim::Options opt = janusc::limits().apply({});
     opt.name = a.program;
     opt.max_instructions = a.max_instructions;
     opt.detect_races = !a.no_races;
@@ -205,10 +214,32 @@ int cmd_sim(const SimArgs& a) {
 
 }  // namespace
 
+janusc::Limits& janusc::limits() {
+    static Limits l;
+    return l;
+}
+
 janus::vnpu::sim::Report janusc::simulate(std::span<const janus::vnpu::Instr> program,
                                           janus::vnpu::sim::Machine& machine, janus::vnpu::sim::Options options) {
-    return janus::vnpu::sim::run(program, machine, std::move(options));
+    return janus::vnpu::sim::run(program, machine, limits().apply(std::move(options)));
 }
+
+namespace {
+
+/// --max-memory on every command that reads input; --max-cycles and the work limits on those that simulate.
+void add_limit_options(CLI::App* c, bool simulates) {
+    janusc::Limits& l = janusc::limits();
+    c->add_option("--max-memory", l.max_memory,
+                  "bytes one input may make janusc allocate: a file read, verify's synthesized inputs, the simulated "
+                  "DRAM regions (default 1 GiB; memory-limit, file-size-limit)");
+    if (!simulates) return;
+    c->add_option("--max-cycles", l.max_cycles, "simulated cycles before a run stops (cycle-limit; default 2^25)");
+    c->add_option("--max-dma-bytes", l.max_dma_bytes, "bytes DMA may move or fill in a run (work-limit; default 2^30)");
+    c->add_option("--max-macs", l.max_macs, "multiply-accumulates in a run (work-limit; default 2^31)");
+    c->add_option("--max-vec-ops", l.max_vec_ops, "VEC and LUT element operations in a run (work-limit; default 2^29)");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"janusc: the Janus compiler driver (vnpu assembler, disassembler and simulator)"};
@@ -239,6 +270,9 @@ int main(int argc, char** argv) {
     sim->add_option("--output", s.output, "write the output region here after a run without fault");
     sim->add_option("--max-instructions", s.max_instructions, "SEQ steps before the run stops (instruction-limit)");
     sim->add_flag("--no-races", s.no_races, "do not run the race detector");
+    add_limit_options(a, false);
+    add_limit_options(d, false);
+    add_limit_options(sim, true);
 
     // --rounding: the names are numeric::rounding_names (the one list); CLI11 refuses others (exit 2).
     const std::vector<std::string> rounding_choices(janus::numeric::rounding_names.begin(),
@@ -262,6 +296,7 @@ int main(int argc, char** argv) {
     run->add_flag("--timings", r.timings, "print the wall time of each phase on stderr");
     run->add_flag("--strict", r.strict, strict_help);
     run->add_option("--rounding", r.rounding, rounding_help)->check(CLI::IsMember(rounding_choices));
+    add_limit_options(run, true);
 
     janusc::CompileArgs c;
     auto* compile = app.add_subcommand("compile", "compile an ONNX model into a vnpu package (.jpk)");
@@ -274,10 +309,12 @@ int main(int argc, char** argv) {
     compile->add_flag("--timings", c.timings, "print the wall time of each phase on stderr");
     compile->add_flag("--strict", c.strict, strict_help);
     compile->add_option("--rounding", c.rounding, rounding_help)->check(CLI::IsMember(rounding_choices));
+    add_limit_options(compile, false);
 
     std::string inspect_in;
     auto* inspect = app.add_subcommand("inspect", "a package's toolchain, memory map, I/O and per-node cycles");
     inspect->add_option("package", inspect_in, "the package (.jpk)")->required();
+    add_limit_options(inspect, true);
 
     janusc::VerifyArgs v;
     auto* verify = app.add_subcommand(
@@ -288,6 +325,7 @@ int main(int argc, char** argv) {
     verify->add_option("--seed", v.seed, "seed of the generated inputs (default 1)");
     verify->add_flag("--strict", v.strict, strict_help);
     verify->add_option("--rounding", v.rounding, rounding_help)->check(CLI::IsMember(rounding_choices));
+    add_limit_options(verify, true);
 
     janusc::SupportArgs sup;
     auto* support = app.add_subcommand(

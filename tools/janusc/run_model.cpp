@@ -83,7 +83,7 @@ janus::Result<graph::LoweredGraph> lowered(const graph::Graph& g, const graph::L
 janus::Result<graph::Graph> load_model(const std::string& path, const std::string& dump_ir, Phases& phase,
                                        janus::numeric::Rounding rounding, std::string* dump_step = nullptr,
                                        bool lowers = false) {
-    JANUS_TRY(auto model, janus::onnx::read_model_file(path));
+    JANUS_TRY(auto model, janus::onnx::read_model_file(path, janusc::limits().max_memory));
     phase("read");
     JANUS_TRY(graph::Graph g, graph::import_onnx(model, path));
     phase("import");
@@ -197,14 +197,16 @@ janus::Result<std::vector<janus::Tensor>> read_inputs(const std::vector<InputSpe
                                   " but the file holds " + janus::io::describe_type(dtype, shape));
         };
         if (it->second.ends_with(".pb")) {  // an ONNX TensorProto (the node tests' input_N.pb)
-            JANUS_TRY(auto t, janus::io::read_tensor_pb_file(it->second));
+            JANUS_TRY(auto t, janus::io::read_tensor_pb_file(it->second, janusc::limits().max_memory));
             if (t.dtype != w.dtype || t.dims != w.shape) return mismatch(t.dtype, t.dims);
-            in.push_back(janus::io::to_tensor(t));
+            JANUS_TRY(auto tensor, janus::io::to_tensor(t, it->second));
+            in.push_back(std::move(tensor));
             continue;
         }
-        JANUS_TRY(auto arr, janus::io::read_npy_file(it->second));
+        JANUS_TRY(auto arr, janus::io::read_npy_file(it->second, janusc::limits().max_memory));
         if (arr.dtype != w.dtype || arr.shape != w.shape) return mismatch(arr.dtype, arr.shape);
-        in.push_back(janus::io::to_tensor(arr));
+        JANUS_TRY(auto tensor, janus::io::to_tensor(arr, it->second));
+        in.push_back(std::move(tensor));
     }
     return in;
 }
@@ -266,11 +268,26 @@ int write_outputs(const std::vector<std::string>& names, const std::vector<janus
     return exit_ok;
 }
 
-/// A package file with a valid toolchain (run, disasm) or any toolchain (inspect reports it).
-janus::Result<janus::package::Package> read_package(const std::string& path, bool check_toolchain = true) {
+/// A package file with a valid toolchain (run, disasm) or any toolchain (inspect reports it). `runs`: the command
+/// simulates it (run, inspect), so its regions must fit the memory budget.
+janus::Result<janus::package::Package> read_package(const std::string& path, bool check_toolchain, bool runs) {
     janus::package::ReadOptions o;
     o.check_toolchain = check_toolchain;
-    return janus::package::read_package_file(path, o);
+    JANUS_TRY(auto p, janus::package::read_package_file(path, o, janusc::limits().max_memory));
+    if (!runs) return p;
+    // the regions a run allocates beyond the file's bytes: within the memory budget (a 452-byte package may ask for
+    // 3 x 4 GiB of scratch, input and output)
+    JANUS_CHECK(janus::charge_memory(graph::package_run_bytes(p), janusc::limits().max_memory, path,
+                                     "the package's scratch, input and output regions"));
+    return p;
+}
+
+/// The simulated DRAM of a lowered model (scratch, input and output regions), within the memory budget.
+janus::Status check_lowered_memory(const graph::LoweredGraph& l, const std::string& model) {
+    const auto bytes = static_cast<std::uint64_t>(l.scratch_peak) + static_cast<std::uint64_t>(l.input_bytes) +
+                       static_cast<std::uint64_t>(l.output_bytes);
+    return janus::charge_memory(bytes, janusc::limits().max_memory, model,
+                                "the simulated scratch, input and output regions");
 }
 
 /// Lower for the NPU; a refusal is the model's (exit 2), a faulting or racy program the compiler's (exit 3).
@@ -315,7 +332,7 @@ int cmd_run(const RunArgs& a) {
         if (a.engine != "npu" || !a.dump_ir.empty())
             return fail(make_error(a.model, "", "usage",
                                    "a package runs on the NPU engine only, and has no IR to dump (give the .onnx)"));
-        auto p = read_package(a.model);
+        auto p = read_package(a.model, true, true);
         if (!p) return fail(p.error());
         phase("read");
         const auto compiled = janus::package::effective_rounding(*p);
@@ -368,6 +385,7 @@ int cmd_run(const RunArgs& a) {
         if (!l) return fail(l.error());
         phase("lower");
         dump_lowered(dump, *g, *l);
+        if (auto s = check_lowered_memory(*l, a.model); !s) return fail(s.error());
         auto r = graph::run_npu(*g, *l, *in, janus_tools::kernel_by_name, janusc::simulate);
         if (!r) return run_error(r.error());
         phase("simulate");
@@ -433,7 +451,7 @@ int cmd_compile(const CompileArgs& a) {
 int cmd_disasm_package(const std::string& path, const std::string& out) {
     if (!out.empty())
         if (auto s = outputs_spare_inputs({out}, {path}); !s) return fail(s.error());
-    auto p = read_package(path);
+    auto p = read_package(path, true, false);
     if (!p) return fail(p.error());
     std::vector<janus::vnpu::Instr> code;
     for (std::size_t k = 0; k < p->code.size(); ++k) {
@@ -452,7 +470,7 @@ int cmd_disasm_package(const std::string& path, const std::string& out) {
 }
 
 int cmd_inspect(const std::string& path) {
-    auto p = read_package(path, false);
+    auto p = read_package(path, false, true);
     if (!p) return fail(p.error());
     namespace pk = janus::package;
     const auto& t = p->toolchain;
@@ -541,6 +559,14 @@ int cmd_verify(const VerifyArgs& a) {
     if (!g) return fail(g.error());
     std::vector<janus::Tensor> in;
     if (a.inputs.empty()) {
+        // synthesized inputs of any declared size: within the memory budget before they are made
+        std::uint64_t bytes = 0;
+        for (const graph::ValueId x : g->inputs) {
+            const auto& t = g->value(x).type;
+            bytes += static_cast<std::uint64_t>(janus::element_count(t.shape)) * janus::dtype_size(t.dtype);
+        }
+        if (auto s = janus::charge_memory(bytes, janusc::limits().max_memory, a.model, "the synthesized inputs"); !s)
+            return fail(s.error());
         in = graph::seeded_inputs(*g, a.seed);
     } else {
         auto r = read_inputs(input_specs(*g), a.inputs, a.model);
@@ -556,6 +582,7 @@ int cmd_verify(const VerifyArgs& a) {
               << l->host_nodes() << " on the host; inputs "
               << (a.inputs.empty() ? "seeded (--seed " + std::to_string(a.seed) + ")" : std::string("from files"))
               << "; rounding " << janus::numeric::rounding_name(rounding) << "\n";
+    if (auto s = check_lowered_memory(*l, a.model); !s) return fail(s.error());
     auto v = graph::verify_engines(*g, *l, in, janus_tools::kernel_by_name, janusc::simulate);
     if (!v) return run_error(v.error());
     std::vector<bool> on_npu(g->nodes.size(), false);

@@ -3,8 +3,11 @@
 // (.npy arrays, packages, models, janusc's outputs).
 //
 // Contract:
-//   - read_file(path, rule, kind) returns the file's bytes, or an Error naming `path` with `rule` and the system's
-//     reason; a directory is refused as "not <kind>".
+//   - read_file(path, rule, kind, max_bytes) returns the file's bytes, or an Error naming `path` with `rule` and the
+//     system's reason; a directory is refused as "not <kind>". Limits (issue 26): a character or block device
+//     (/dev/zero, a disk) is refused with the rule file-kind; a file of more than `max_bytes` bytes (default:
+//     core/limits.hpp's default_max_memory, 1 GiB) with the rule file-size-limit, before it is read for a regular
+//     file and after at most max_bytes + 1 bytes for a pipe.
 //   - write_files_atomic(files) writes several files all or none, in two phases (issue 26, output safety):
 //       1. stage: every target is resolved and checked, and every file's bytes are written to a new temporary file
 //          in its target's directory (".<name>.tmp.<pid>.<n>", created with O_EXCL), flushed (fsync) and closed.
@@ -43,6 +46,7 @@
 #include <unistd.h>
 
 #include <janus/core/error.hpp>
+#include <janus/core/limits.hpp>
 
 namespace janus {
 
@@ -50,7 +54,8 @@ inline std::string errno_text(int err) { return std::generic_category().message(
 
 /// The bytes of the file at `path` (see the header comment).
 inline Result<std::vector<std::uint8_t>> read_file(const std::string& path, std::string_view rule,
-                                                   std::string_view kind = "a file") {
+                                                   std::string_view kind = "a file",
+                                                   std::uint64_t max_bytes = default_max_memory) {
     const auto fail = [&](std::string detail) { return make_error(path, "", std::string(rule), std::move(detail)); };
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return fail("cannot open the file: " + errno_text(errno));
@@ -64,6 +69,17 @@ inline Result<std::vector<std::uint8_t>> read_file(const std::string& path, std:
         ::close(fd);
         return fail("this is a directory, not " + std::string(kind));
     }
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+        ::close(fd);
+        return make_error(path, "", "file-kind", "this is a device, not " + std::string(kind));
+    }
+    const auto too_large = [&] {
+        ::close(fd);
+        return make_error(path, "", "file-size-limit",
+                          "the file is larger than the limit of " + byte_size_text(max_bytes) +
+                              " (janusc --max-memory)");
+    };
+    if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) return too_large();
     std::vector<std::uint8_t> bytes;
     if (S_ISREG(st.st_mode) && st.st_size > 0) bytes.reserve(static_cast<std::size_t>(st.st_size));
     std::uint8_t chunk[65536];
@@ -76,6 +92,7 @@ inline Result<std::vector<std::uint8_t>> read_file(const std::string& path, std:
             return fail("cannot read the file: " + errno_text(err));
         }
         if (n == 0) break;
+        if (bytes.size() + static_cast<std::size_t>(n) > max_bytes) return too_large();  // a pipe, or a growing file
         bytes.insert(bytes.end(), chunk, chunk + n);
     }
     ::close(fd);

@@ -325,6 +325,13 @@ inline Result<package::Package> compile_package(const Graph& g, const LoweredGra
     return p;
 }
 
+/// The DRAM a run of `p` allocates beyond what its file holds: the scratch, input and output regions (the weights
+/// region is the file's own bytes). A caller checks it against its memory budget (core/limits.hpp charge_memory)
+/// before it runs a package from outside: a 452-byte package may ask for 3 x 4 GiB.
+inline std::uint64_t package_run_bytes(const package::Package& p) {
+    return p.scratch_bytes + p.input_bytes + p.output_bytes;
+}
+
 /// The context the host kernels of package `p` run with: the caller's (simd), with the package's own rounding
 /// (package::effective_rounding; the program's requantizations were compiled with it).
 inline ops::OpContext package_context(const package::Package& p, ops::OpContext ctx) {
@@ -406,7 +413,9 @@ public:
         const vnpu::sim::Report r = simulate_(code_, m_, so);
         vnpu::sim::accumulate(report_, r);
         const std::string what = name_ + (segments() > 1 ? " segment " + std::to_string(s) : std::string());
-        if (r.fault) return make_error(what, "", "npu-fault", "the program faulted: " + r.fault->message());
+        if (r.fault)
+            return make_error(what, "", vnpu::sim::is_limit_fault(*r.fault) ? r.fault->rule : "npu-fault",
+                              "the program faulted: " + r.fault->message());
         if (!r.races.empty())
             return make_error(what, "", "npu-race",
                               "the race detector found " + std::to_string(r.races.size()) + " unsynchronized accesses");

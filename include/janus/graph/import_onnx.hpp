@@ -189,14 +189,19 @@ inline Result<ops::TensorType> graph_input_type(const onnx::ValueInfo& v, std::s
     if (!v.has_shape)
         return make_unsupported(std::string(input), at, "onnx-graph-io", at + " without a shape",
                                 "Janus compiles static shapes only");
-    Shape s;
+    std::vector<std::int64_t> dims;
     for (const auto& dim : v.shape) {
         if (!dim.value)
             return make_unsupported(std::string(input), at, "onnx-graph-io",
                                     at + " dimension '" + dim.param + "' (symbolic)",
                                     "Janus compiles static shapes only");
-        s.push_back(*dim.value);
+        dims.push_back(*dim.value);
     }
+    // The shape and size policy (core/size.hpp, checked_size), also for a Model built in code.
+    if (const auto size = checked_size(dims, static_cast<std::int64_t>(dtype_size(*d)), at, "onnx-dims"); !size.ok())
+        return make_error(std::string(input), at, "onnx-dims", size.error().position + ": " + size.error().detail);
+    Shape s;
+    for (const std::int64_t x : dims) s.push_back(x);
     return ops::TensorType{*d, s, std::nullopt};
 }
 

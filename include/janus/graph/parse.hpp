@@ -267,24 +267,21 @@ private:
         JANUS_TRY(t.dtype, dtype());
         JANUS_CHECK(expect('['));
         skip_spaces();
-        std::int64_t elements = 1;
         if (peek() != ']') {
             for (;;) {
                 const std::size_t at = i_;
                 JANUS_TRY(const std::int64_t d, integer());
-                if (d < 0 || d > (std::int64_t{1} << 40)) {
-                    i_ = at;
-                    return error("ir-type", "an extent must be in 0 .. 2^40, got " + std::to_string(d));
-                }
                 if (t.shape.size() == max_rank) {
                     i_ = at;
                     return error("ir-type", "rank above " + std::to_string(max_rank));
                 }
-                if (d != 0 && elements > (std::int64_t{1} << 40) / d) {  // checked before any product overflows
+                // The shape and size policy (core/size.hpp): checked with this extent, before it is kept.
+                Shape with = t.shape;
+                with.push_back(d);
+                if (const auto size = checked_size(with.span(), 1, "shape", "ir-type"); !size.ok()) {
                     i_ = at;
-                    return error("ir-type", "the shape has more than 2^40 elements");
+                    return error("ir-type", size.error().detail);
                 }
-                elements *= d;
                 t.shape.push_back(d);
                 skip_spaces();
                 if (peek() == ']') break;

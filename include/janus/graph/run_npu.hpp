@@ -100,7 +100,8 @@ inline Result<NpuRun> run_npu(const Graph& g, const LoweredGraph& L, std::span<c
                             where = " in node " + std::to_string(ln.node) + " (" + g.nodes[ln.node].op + " " +
                                     g.nodes[ln.node].origin + ")";
                 }
-                return make_error(what, "", "npu-fault", "the program faulted" + where + ": " + f.message());
+                return make_error(what, "", vnpu::sim::is_limit_fault(f) ? f.rule : "npu-fault",
+                                  "the program faulted" + where + ": " + f.message());
             }
             if (!r.races.empty())
                 return make_error(what, "", "npu-race",

@@ -49,6 +49,7 @@
 #include <janus/core/dtype.hpp>
 #include <janus/core/error.hpp>
 #include <janus/core/file.hpp>
+#include <janus/core/size.hpp>
 
 namespace janus::io {
 
@@ -58,21 +59,13 @@ namespace detail {
 /// product(nonzero dimensions) * elem_size does not fit in int64 (numpy refuses such shapes even when one
 /// dimension is 0; so does Janus, so that callers may multiply dimensions freely).
 inline std::optional<std::uint64_t> checked_element_count(std::span<const std::int64_t> shape, std::size_t elem_size) {
-    constexpr std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-    std::uint64_t nonzero = elem_size;
-    bool has_zero = false;
-    for (const std::int64_t d : shape) {
-        if (d < 0) return std::nullopt;
-        if (d == 0) {
-            has_zero = true;
-            continue;
-        }
-        const auto ud = static_cast<std::uint64_t>(d);
-        if (nonzero > limit / ud) return std::nullopt;
-        nonzero *= ud;
-    }
-    if (has_zero) return 0;
-    return nonzero / elem_size;
+    // The policy's one loop (core/size.hpp) with the .npy format's own bounds: any rank, 2^63 - 1 bytes. A Tensor
+    // made from the array applies Janus's policy on top (io/tensor_npy.hpp).
+    const auto e = static_cast<std::int64_t>(elem_size);
+    const auto r = janus::size_detail::scan_size(shape, e, static_cast<std::size_t>(-1),
+                                                 std::numeric_limits<std::int64_t>::max() / e);
+    if (r.fault != janus::size_detail::SizeFault::none) return std::nullopt;
+    return static_cast<std::uint64_t>(r.size.elements);
 }
 
 /// "1 byte", "24 bytes".
@@ -654,8 +647,8 @@ inline std::vector<std::uint8_t> write_npy(const NpyArray& a) {
 }
 
 /// Reads and parses the .npy file at `path`; errors name the path (rule npy-read when the file cannot be read).
-inline Result<NpyArray> read_npy_file(const std::string& path) {
-    JANUS_TRY(const auto bytes, read_file(path, "npy-read", "a .npy file"));
+inline Result<NpyArray> read_npy_file(const std::string& path, std::uint64_t max_bytes = default_max_memory) {
+    JANUS_TRY(const auto bytes, read_file(path, "npy-read", "a .npy file", max_bytes));
     return read_npy(bytes, path);
 }
 

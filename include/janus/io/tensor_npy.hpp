@@ -2,9 +2,11 @@
 // .npy arrays <-> tensors: how janusc reads its inputs and writes its outputs.
 //
 // Contract: `to_tensor` copies a valid NpyArray into a new contiguous Tensor of the same dtype and shape (no
-// quantization: the graph supplies it); `to_npy` copies any Tensor (any layout, e.g. a view) into a C-order array of
-// its dtype and logical shape. Both are exact: bytes in, same values out.
+// quantization: the graph supplies it), or refuses a shape outside the size policy (core/size.hpp: rank above 6, more
+// than 2^40 elements with zero extents counted as one) with an Error naming `input`; `to_npy` copies any Tensor (any
+// layout, e.g. a view) into a C-order array of its dtype and logical shape. Both are exact: bytes in, same values out.
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <janus/io/npy.hpp>
@@ -12,9 +14,8 @@
 
 namespace janus::io {
 
-inline Tensor to_tensor(const NpyArray& a) {
-    Shape s;
-    for (auto d : a.shape) s.push_back(d);
+inline Result<Tensor> to_tensor(const NpyArray& a, const std::string& input = "array") {
+    JANUS_TRY(const Shape s, make_shape(a.shape, input));
     return visit_dtype(a.dtype, [&](auto t) {
         using T = typename decltype(t)::type;
         return Tensor::from<T>(s, a.values<T>());

@@ -4,7 +4,8 @@
 //
 // Contract: `read_tensor_pb_file` decodes one TensorProto with the importer's own decoder (onnx::parse_tensor:
 // bounds-checked, fuzzed by fuzz/onnx_reader.cpp; errors name the file and the byte); `to_tensor` copies its values
-// into a contiguous Tensor of the same dtype and shape (no quantization: the graph supplies it); `to_tensor_proto`
+// into a contiguous Tensor of the same dtype and shape (no quantization: the graph supplies it), or refuses a shape
+// outside the size policy (core/size.hpp); `to_tensor_proto`
 // copies any Tensor (any layout) into a TensorProto of its dtype and logical shape; `write_tensor_pb_file` writes
 // one atomically (core/file.hpp). All exact: bytes in, same values out.
 #include <cstring>
@@ -17,14 +18,13 @@
 
 namespace janus::io {
 
-inline Result<onnx::Tensor> read_tensor_pb_file(const std::string& path) {
-    JANUS_TRY(const auto bytes, read_file(path, "file-readable", "a TensorProto file"));
+inline Result<onnx::Tensor> read_tensor_pb_file(const std::string& path, std::uint64_t max_bytes = default_max_memory) {
+    JANUS_TRY(const auto bytes, read_file(path, "file-readable", "a TensorProto file", max_bytes));
     return onnx::parse_tensor(bytes, path);
 }
 
-inline Tensor to_tensor(const onnx::Tensor& t) {
-    Shape s;
-    for (auto d : t.dims) s.push_back(d);
+inline Result<Tensor> to_tensor(const onnx::Tensor& t, const std::string& input = "tensor") {
+    JANUS_TRY(const Shape s, make_shape(t.dims, input));  // the size policy (core/size.hpp); parse_tensor applied it
     Tensor r = Tensor::zeros(t.dtype, s);
     if (!t.data.empty()) std::memcpy(r.storage->data(), t.data.data(), t.data.size());
     return r;

@@ -26,6 +26,7 @@ struct Layout {
 
     /// Row-major, densely packed.
     static Layout contiguous(const Shape& shape, std::int64_t elem_size) {
+        JANUS_ASSERT(within_size_policy(shape.span()));  // a shape from outside passed checked_size (core/size.hpp)
         Layout l{shape, Dims::filled(shape.size(), 0), 0, elem_size};
         std::int64_t s = elem_size;
         for (int k = shape.size() - 1; k >= 0; --k) {
@@ -38,6 +39,7 @@ struct Layout {
     /// Row-major with every innermost row starting at a multiple of `row_align` bytes (row_align > 0).
     static Layout padded(const Shape& shape, std::int64_t elem_size, std::int64_t row_align) {
         JANUS_ASSERT(row_align > 0);
+        JANUS_ASSERT(within_size_policy(shape.span()));
         Layout l{shape, Dims::filled(shape.size(), 0), 0, elem_size};
         if (shape.empty()) return l;
         std::int64_t s = elem_size;

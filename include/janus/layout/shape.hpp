@@ -7,10 +7,9 @@
 #include <string>
 
 #include <janus/core/error.hpp>
+#include <janus/core/size.hpp>
 
 namespace janus {
-
-inline constexpr int max_rank = 6;
 
 /// A fixed-capacity list of up to max_rank int64 values (extents, strides, axes, permutations).
 class Dims {
@@ -66,35 +65,21 @@ private:
     int n_ = 0;
 };
 
-/// Logical extents. Construct untrusted shapes with Shape::make, which validates.
+/// Logical extents. Construct untrusted shapes with make_shape, which applies the size policy below.
 using Shape = Dims;
 
-/// Largest element count Janus accepts for one tensor (2^40): keeps every byte offset far from int64 overflow.
-inline constexpr std::int64_t max_elements = std::int64_t{1} << 40;
-
+/// The element count of a shape that passed the policy (unchecked: use checked_size for anything untrusted).
 inline std::int64_t element_count(const Shape& s) noexcept {
     std::int64_t n = 1;
     for (auto d : s) n *= d;
     return n;
 }
 
-/// Validate an untrusted shape: rank <= 6, extents >= 0, element count <= 2^40.
+/// Validate an untrusted shape against the policy (checked_size) and return it.
 inline Result<Shape> make_shape(std::span<const std::int64_t> extents, const std::string& what = "shape") {
-    if (extents.size() > static_cast<std::size_t>(max_rank))
-        return make_error(what, "", "rank-at-most-6", "rank " + std::to_string(extents.size()) + " exceeds 6");
+    JANUS_CHECK(checked_size(extents, 1, what));
     Shape s;
-    std::int64_t n = 1;
-    for (std::size_t i = 0; i < extents.size(); ++i) {
-        const auto d = extents[i];
-        if (d < 0)
-            return make_error(what, "axis " + std::to_string(i), "extent-nonnegative",
-                              "extent " + std::to_string(d) + " is negative");
-        if (d != 0 && n > max_elements / d)
-            return make_error(what, "axis " + std::to_string(i), "elements-at-most-2^40",
-                              "element count exceeds 2^40");
-        n *= d;
-        s.push_back(d);
-    }
+    for (const std::int64_t d : extents) s.push_back(d);
     return s;
 }
 

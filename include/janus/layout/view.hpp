@@ -286,22 +286,16 @@ inline Result<Shape> infer_reshape_shape(const Shape& in, std::span<const std::i
     if (allowzero && has_zero && inferred >= 0)
         return make_error(what, "index " + std::to_string(inferred), "reshape-zero-and-inferred",
                           "with allowzero=1 a shape may not contain both 0 and -1 (ONNX): the -1 is ambiguous");
-    // Product of the known extents, saturated above max_elements (the input has at most max_elements elements).
-    std::int64_t known = 1;
-    bool over = false;
-    for (std::size_t i = 0; i < requested.size(); ++i) {
-        if (static_cast<int>(i) == inferred) continue;
-        const std::int64_t d = dims[i];
-        if (d == 0) {
-            known = 0;
-            over = false;
-            break;
-        }
-        if (!over && known > max_elements / d) over = true;
-        if (!over) known *= d;
-    }
+    // Product of the known extents through the size policy (core/size.hpp): `over` when they break it (zero
+    // extents do not exempt the others), else their element count (0 when one is 0).
+    Dims known_dims;
+    for (std::size_t i = 0; i < requested.size(); ++i)
+        if (static_cast<int>(i) != inferred) known_dims.push_back(dims[i]);
+    const size_detail::SizeScan scan = size_detail::scan_size(known_dims.span(), 1);
+    const bool over = scan.fault != size_detail::SizeFault::none;
+    const std::int64_t known = over ? 0 : scan.size.elements;
     if (inferred >= 0) {
-        if (known == 0)
+        if (!over && known == 0)
             return make_error(what, "index " + std::to_string(inferred), "reshape-inferred-ambiguous",
                               "-1 cannot be inferred: the other extents multiply to 0");
         if (over || total % known != 0)

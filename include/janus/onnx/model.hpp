@@ -5,8 +5,11 @@
 // product(dims) * dtype_size bytes of little-endian data, or an `Error` naming `input`, the absolute byte offset of
 // the offending field ("byte N") and a rule. The decoder is structural: it checks the wire format, field types,
 // tensor element types, dims and data sizes, attribute kinds and the IR version; it does not check that names are
-// defined or that ops exist (the graph importer does). It never reads out of bounds and never allocates more than a
-// small multiple of the input size.
+// defined or that ops exist (the graph importer does). It never reads out of bounds, and what it allocates is bounded
+// by the input's size (issue 26): the decoded structures (nodes, attributes, strings, values, dims, tensor data) are
+// charged as they are made against decode_budget(size) = 16 x size + 16 MiB bytes, and a file that needs more is
+// refused (onnx-limit) before it is decoded further; dims are counted before they are stored (a packed dims field
+// of a million entries is refused as a rank, not stored).
 //
 // Read: ModelProto {ir_version, producer_name, producer_version, graph, opset_import}; GraphProto {node, name,
 // initializer, input, output, value_info}; NodeProto {input, output, name, op_type, domain, attribute};
@@ -21,6 +24,7 @@
 //   onnx-attribute      graph, sparse-tensor and type-proto attributes (control flow), an unknown attribute type
 //   onnx-ir-version     IR versions outside 3 .. 10
 //   onnx-missing        a model without a graph or without an opset for the default domain
+//   onnx-limit          a file whose decoded structures would need more than decode_budget(file size) bytes
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -207,16 +211,33 @@ struct Model {
 };
 
 inline constexpr std::int64_t min_ir_version = 3, max_ir_version = 10;
-inline constexpr std::int64_t max_elements = std::int64_t{1} << 40;
+
+/// The most a decoder may allocate for a serialized message of `size` bytes (see the header comment): a well-formed
+/// model decodes into a few times its size (tensor data is copied once, typed values twice; a node of 60 wire bytes
+/// is a 200-byte structure), while a file of small named attributes or empty nodes decodes into 40 times its size.
+inline constexpr std::uint64_t decode_budget(std::uint64_t size) {
+    return 16 * size + (std::uint64_t{16} << 20);
+}
 
 namespace detail {
 
 using wire::Field;
 using wire::WireType;
 
-/// Decoding state: the file name for errors.
+/// Decoding state: the file name for errors, and the bytes charged against the budget (see the header comment).
 struct Decoder {
     std::string_view input;
+    std::uint64_t budget = UINT64_MAX;
+    mutable std::uint64_t used = 0;
+
+    /// Charge `bytes` of decoded structure made at byte `at`; refused (onnx-limit) beyond the budget.
+    Status charge(std::size_t at, std::uint64_t bytes) const {
+        used += bytes;
+        if (used <= budget) return ok_status();
+        return error(at, "onnx-limit",
+                     "decoding this file needs more than " + std::to_string(budget) +
+                         " bytes of memory (16 times its size plus 16 MiB); a well-formed model does not");
+    }
 
     Error error(std::size_t at, std::string rule, std::string detail) const {
         return make_error(std::string(input), wire::byte_position(at), std::move(rule), std::move(detail));
@@ -232,6 +253,7 @@ struct Decoder {
     }
     Result<std::string> text(const Field& f, std::string_view what) const {
         JANUS_CHECK(expect(f, WireType::bytes, what));
+        JANUS_CHECK(charge(f.position, sizeof(std::string) + f.bytes.size()));
         return std::string(f.text());
     }
     Result<std::int64_t> int64(const Field& f, std::string_view what) const {
@@ -252,6 +274,7 @@ struct Decoder {
 
     Result<Tensor> tensor(const Field& msg, const std::string& where) const {
         JANUS_CHECK(expect(msg, WireType::bytes, where));
+        JANUS_CHECK(charge(msg.position, sizeof(Tensor)));
         Tensor t;
         t.position = msg.position;
         std::int32_t data_type = 0;
@@ -261,10 +284,15 @@ struct Decoder {
         std::span<const std::uint8_t> raw;
         std::size_t raw_at = 0, typed_at = 0, type_at = msg.position;
         int typed_field = 0;
+        std::size_t rank = 0;  // dims counted before they are stored: at most max_rank + 1 are kept
         JANUS_CHECK(fields(msg.bytes, msg.bytes_position, [&](const Field& f) -> Status {
             switch (f.number) {
-                case tensor_field::dims:
+                case tensor_field::dims: {
+                    const std::size_t n = wire::varint_count(f);
+                    rank += n;
+                    if (rank > static_cast<std::size_t>(max_rank)) return ok_status();  // refused below, by rank
                     return wire::append_varints(f, t.dims, input, where + ".dims");
+                }
                 case tensor_field::data_type: {
                     JANUS_TRY(const std::int64_t v, int64(f, where + ".data_type"));
                     data_type = static_cast<std::int32_t>(v);
@@ -285,6 +313,8 @@ struct Decoder {
                                          " and " + std::to_string(f.number) + ")");
                     typed_field = static_cast<int>(f.number);
                     typed_at = f.position;
+                    JANUS_CHECK(charge(f.position, f.number == tensor_field::float_data ? 4 * wire::fixed32_count(f)
+                                                                                        : 8 * wire::varint_count(f)));
                     if (f.number == tensor_field::float_data)
                         return wire::append_fixed32(f, floats, input, where + ".float_data");
                     return wire::append_varints(f, ints, input,
@@ -328,21 +358,16 @@ struct Decoder {
             return unsupported(type_at, "onnx-tensor-type", label + " type " + elem_type_name(data_type),
                                "Janus supports " + dtype_list());
         t.dtype = *dt;
-        if (t.dims.size() > static_cast<std::size_t>(max_rank))
-            return unsupported(msg.position, "onnx-dims", label + " of rank " + std::to_string(t.dims.size()),
+        if (rank > static_cast<std::size_t>(max_rank))
+            return unsupported(msg.position, "onnx-dims", label + " of rank " + std::to_string(rank),
                                "Janus supports rank <= " + std::to_string(max_rank));
-        std::int64_t n = 1;
-        for (std::size_t k = 0; k < t.dims.size(); ++k) {
-            const std::int64_t d = t.dims[k];
-            if (d < 0)
-                return error(msg.position, "onnx-dims",
-                             label + " dim " + std::to_string(k) + " is " + std::to_string(d) + " (negative)");
-            if (d != 0 && n > max_elements / d)
-                return error(msg.position, "onnx-dims", label + " has more than 2^40 elements");
-            n *= d;
-        }
+        // The shape and size policy (core/size.hpp, checked_size): a zero dim does not exempt the others.
         const std::size_t esize = dtype_size(t.dtype);
-        const auto expected = static_cast<std::uint64_t>(n) * esize;
+        const auto size = checked_size(t.dims, static_cast<std::int64_t>(esize), label, "onnx-dims");
+        if (!size.ok())
+            return error(msg.position, "onnx-dims", label + " " + size.error().position + ": " + size.error().detail);
+        const std::int64_t n = size->elements;
+        const auto expected = static_cast<std::uint64_t>(size->bytes);
         if (has_raw && typed_field != 0)
             return error(typed_at, "onnx-tensor-data", label + " holds both raw_data and typed data");
         if (has_raw) {
@@ -350,6 +375,7 @@ struct Decoder {
                 return error(raw_at, "onnx-tensor-data",
                              label + " raw_data holds " + std::to_string(raw.size()) + " bytes; its dims and " +
                                  std::string(dtype_name(t.dtype)) + " need " + std::to_string(expected));
+            JANUS_CHECK(charge(raw_at, raw.size()));
             t.data.assign(raw.begin(), raw.end());
             return t;
         }
@@ -370,6 +396,7 @@ struct Decoder {
         if (count != static_cast<std::uint64_t>(n))
             return error(typed_field != 0 ? typed_at : msg.position, "onnx-tensor-data",
                          label + " holds " + std::to_string(count) + " values; its dims need " + std::to_string(n));
+        JANUS_CHECK(charge(msg.position, expected));
         t.data.resize(static_cast<std::size_t>(expected));
         for (std::size_t k = 0; k < count; ++k) {
             std::uint8_t* out = t.data.data() + k * esize;
@@ -399,6 +426,7 @@ struct Decoder {
 
     Result<Attribute> attribute(const Field& msg, const std::string& where) const {
         JANUS_CHECK(expect(msg, WireType::bytes, where));
+        JANUS_CHECK(charge(msg.position, sizeof(Attribute)));
         Attribute a;
         a.position = msg.position;
         std::int32_t type = 0;
@@ -439,9 +467,11 @@ struct Decoder {
                 }
                 case 7:
                     seen |= 1u << 6;
+                    JANUS_CHECK(charge(f.position, 8 * wire::fixed32_count(f)));  // the bits, then the floats
                     return wire::append_fixed32(f, float_bits, input, where + ".floats");
                 case 8:
                     seen |= 1u << 7;
+                    JANUS_CHECK(charge(f.position, 8 * wire::varint_count(f)));
                     return wire::append_varints(f, a.ints, input, where + ".ints");
                 case 9: {
                     JANUS_TRY(std::string s, text(f, where + ".strings"));
@@ -519,6 +549,7 @@ struct Decoder {
 
     Result<Node> node(const Field& msg, const std::string& where) const {
         JANUS_CHECK(expect(msg, WireType::bytes, where));
+        JANUS_CHECK(charge(msg.position, sizeof(Node)));
         Node n;
         n.position = msg.position;
         JANUS_CHECK(fields(msg.bytes, msg.bytes_position, [&](const Field& f) -> Status {
@@ -557,6 +588,7 @@ struct Decoder {
 
     Result<ValueInfo> value_info(const Field& msg, const std::string& where) const {
         JANUS_CHECK(expect(msg, WireType::bytes, where));
+        JANUS_CHECK(charge(msg.position, sizeof(ValueInfo)));
         ValueInfo v;
         v.position = msg.position;
         JANUS_CHECK(fields(msg.bytes, msg.bytes_position, [&](const Field& f) -> Status {
@@ -585,6 +617,7 @@ struct Decoder {
                             return unsupported(d.position, "onnx-dims",
                                                where + " '" + echo(v.name) + "' of rank above " + std::to_string(max_rank),
                                                "Janus supports rank <= " + std::to_string(max_rank));
+                        JANUS_CHECK(charge(d.position, sizeof(Dim)));
                         Dim dim;
                         JANUS_CHECK(fields(d.bytes, d.bytes_position, [&](const Field& x) -> Status {
                             if (x.number == 1) {
@@ -605,6 +638,12 @@ struct Decoder {
             });
         }));
         if (v.name.empty()) return error(msg.position, "onnx-missing", where + " has no name");
+        // The size policy over the declared dims (a symbolic one counts as 1: it may be anything at run time).
+        std::vector<std::int64_t> known;
+        for (const Dim& d : v.shape) known.push_back(d.value.value_or(1));
+        if (const auto size = checked_size(known, 1, where, "onnx-dims"); !size.ok())
+            return error(msg.position, "onnx-dims",
+                         where + " '" + v.name + "' " + size.error().position + ": " + size.error().detail);
         return v;
     }
 
@@ -654,7 +693,7 @@ struct Decoder {
 
 /// Decode a serialized ModelProto (see the header comment for what is read and refused).
 inline Result<Model> parse_model(std::span<const std::uint8_t> bytes, std::string_view input) {
-    const detail::Decoder d{input};
+    const detail::Decoder d{input, decode_budget(bytes.size())};
     Model m;
     bool has_graph = false, has_ir = false;
     std::size_t ir_at = 0;
@@ -682,6 +721,7 @@ inline Result<Model> parse_model(std::span<const std::uint8_t> bytes, std::strin
             }
             case 8: {
                 JANUS_CHECK(d.expect(f, wire::WireType::bytes, "model.opset_import"));
+                JANUS_CHECK(d.charge(f.position, sizeof(OpsetImport)));
                 OpsetImport o;
                 JANUS_CHECK(d.fields(f.bytes, f.bytes_position, [&](const wire::Field& x) -> Status {
                     if (x.number == 1) {
@@ -719,7 +759,7 @@ inline Result<Model> parse_model(std::span<const std::uint8_t> bytes, std::strin
 
 /// Decode one serialized TensorProto (the files of the ONNX node tests, input_N.pb / output_N.pb).
 inline Result<Tensor> parse_tensor(std::span<const std::uint8_t> bytes, std::string_view input) {
-    const detail::Decoder d{input};
+    const detail::Decoder d{input, decode_budget(bytes.size())};
     wire::Field whole;
     whole.type = wire::WireType::bytes;
     whole.bytes = bytes;
@@ -775,13 +815,14 @@ inline Result<std::vector<std::pair<std::string, std::string>>> scan_op_types(st
     return ops;
 }
 
-/// Read a file into memory; errors name the path (rule file-readable).
-inline Result<std::vector<std::uint8_t>> read_bytes(const std::string& path) {
-    return read_file(path, "file-readable", "an ONNX file");
+/// Read a file into memory; errors name the path (rule file-readable; file-size-limit above `max_bytes`).
+inline Result<std::vector<std::uint8_t>> read_bytes(const std::string& path,
+                                                    std::uint64_t max_bytes = default_max_memory) {
+    return read_file(path, "file-readable", "an ONNX file", max_bytes);
 }
 
-inline Result<Model> read_model_file(const std::string& path) {
-    JANUS_TRY(const auto bytes, read_bytes(path));
+inline Result<Model> read_model_file(const std::string& path, std::uint64_t max_bytes = default_max_memory) {
+    JANUS_TRY(const auto bytes, read_bytes(path, max_bytes));
     return parse_model(bytes, path);
 }
 

@@ -175,6 +175,18 @@ inline Status append_varints(const Field& f, std::vector<std::int64_t>& out, std
     return ok_status();
 }
 
+/// How many values a repeated varint field holds (1 unpacked; packed: the bytes that end a varint), counted without
+/// storing them: decoders bound what they allocate before they append (onnx/model.hpp).
+inline std::size_t varint_count(const Field& f) {
+    if (f.type != WireType::bytes) return 1;
+    std::size_t n = 0;
+    for (const std::uint8_t b : f.bytes) n += (b & 0x80) == 0;
+    return n;
+}
+
+/// How many values a repeated fixed32 field holds (1 unpacked; packed: whole 4-byte groups).
+inline std::size_t fixed32_count(const Field& f) { return f.type == WireType::bytes ? f.bytes.size() / 4 : 1; }
+
 /// Appends the fixed32 values (float bits) of a repeated field, packed or unpacked.
 inline Status append_fixed32(const Field& f, std::vector<std::uint32_t>& out, std::string_view input,
                              std::string_view what) {

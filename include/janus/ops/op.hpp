@@ -110,6 +110,14 @@ Status check_arity(std::span<const T> in) {
     return ok_status();
 }
 
+/// The size policy (core/size.hpp, checked_size) on an op's inferred output: every op's shape inference passes
+/// through here (call, infer_with), so no op's output can name more than 2^40 elements, zero extents aside.
+template <Op O>
+Status check_output_size(const TensorType& t) {
+    JANUS_CHECK(checked_size(t.shape.span(), static_cast<std::int64_t>(dtype_size(t.dtype)), op_what<O>() + ".output"));
+    return ok_status();
+}
+
 /// Full checked invocation: arity, attribute rules, output type (from infer unless `out` is given, in which case its
 /// dtype and shape must agree with infer's), then the kernel.
 template <Op O>
@@ -120,6 +128,7 @@ Result<Tensor> call(std::span<const Tensor> in, const typename O::Attrs& attrs,
     std::vector<TensorType> types;
     for (const auto& t : in) types.push_back(type_of(t));
     JANUS_TRY(TensorType inferred, O::infer(types, attrs));
+    JANUS_CHECK(check_output_size<O>(inferred));
     if (out) {
         if (out->dtype != inferred.dtype || !(out->shape == inferred.shape))
             return make_error(op_what<O>(), "output", "output-type-matches-inference",
@@ -164,7 +173,9 @@ Result<TensorType> infer_with(std::span<const TensorType> in, const AttrMap& m) 
     JANUS_CHECK(check_arity<O>(in));
     typename O::Attrs a{};
     JANUS_CHECK(parse_attrs(O::schema, m, a, op_what<O>()));
-    return O::infer(in, a);
+    JANUS_TRY(TensorType t, O::infer(in, a));
+    JANUS_CHECK(check_output_size<O>(t));
+    return t;
 }
 
 // ---- One compiled copy of each kernel ---------------------------------------------------------------------------

@@ -105,6 +105,8 @@ struct ReduceResult {
 
 /// Axes, shapes and count of a reduction of an input of shape `in` (no quantization).
 inline Result<ReducePlan> plan_reduce_shape(const Shape& in, const ReduceAttrs& a, const std::string& what) {
+    // The size policy on the input (core/size.hpp): the plan multiplies its extents (count, outputs).
+    JANUS_CHECK(checked_size(in.span(), 1, what + ".input"));
     ReducePlan p;
     const int rank = in.size();
     p.keep_dims = a.keepdims != 0;

@@ -25,9 +25,10 @@ inline Status write_package_file(const std::string& path, const Package& p) {
     return write_file_atomic(path, bytes, "package-write");
 }
 
-/// Read and validate the package file at `path`.
-inline Result<Package> read_package_file(const std::string& path, const ReadOptions& options = {}) {
-    JANUS_TRY(const auto bytes, read_file(path, "package-read", "a package file"));
+/// Read and validate the package file at `path` (of at most `max_bytes` bytes: core/file.hpp read_file).
+inline Result<Package> read_package_file(const std::string& path, const ReadOptions& options = {},
+                                         std::uint64_t max_bytes = default_max_memory) {
+    JANUS_TRY(const auto bytes, read_file(path, "package-read", "a package file", max_bytes));
     return read_package(bytes, path, options);
 }
 

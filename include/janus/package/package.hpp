@@ -40,6 +40,7 @@
 
 #include <janus/core/dtype.hpp>
 #include <janus/core/error.hpp>
+#include <janus/core/size.hpp>
 #include <janus/package/checksum.hpp>
 #include <janus/numeric/rounding.hpp>
 #include <janus/version.hpp>
@@ -905,6 +906,13 @@ Status transfer_io(Ar& ar, D& d, const std::string& what, std::uint64_t region_b
         JANUS_CHECK(ar.template num<std::int64_t>(d.shape[k], "dim"));
         JANUS_CHECK(ar.require(d.shape[k] >= 0 && d.shape[k] <= format::max_extent, at, "io-dim", [&] {
             return who + ": dim " + dec(k) + " is " + std::to_string(d.shape[k]) + "; a dim is in [0, 2^32]";
+        }));
+    }
+    {  // the size policy (core/size.hpp) over the dims, with the format's rank bound: zero dims do not exempt others
+        const std::span<const std::int64_t> dims(d.shape.data(), rank);
+        const auto scan = janus::size_detail::scan_size(dims, 1, format::max_rank, max_elements);
+        JANUS_CHECK(ar.require(scan.fault == janus::size_detail::SizeFault::none, dtype_at, "io-dim", [&] {
+            return who + ": its dims multiply to more than 2^40 elements (a zero dim does not exempt the others)";
         }));
     }
     for (std::size_t k = 0; k < rank; ++k) {

@@ -23,8 +23,14 @@
 //   (and so what it orders) follows the simulated timing.
 // Faults stop the run at the faulting instruction: unmapped-address, alignment, dram-bounds, operand-space,
 //   rq-table / ew-table (malformed parameter tables), event-overflow, leaked-event, deadlock (with every queue's
-//   head), loop-depth, loop-nesting, loop-past-end, missing-halt, instruction-limit. The Error names the program,
-//   `pc N`, the rule, and the cycle and instruction text.
+//   head), loop-depth, loop-nesting, loop-past-end, missing-halt, instruction-limit, cycle-limit, work-limit. The
+//   Error names the program, `pc N`, the rule, and the cycle and instruction text.
+// Limits (issue 26): a run stops with a fault when it passes Options::max_instructions SEQ steps
+//   (instruction-limit), when simulated time would pass Options::max_cycles (cycle-limit), or when an instruction
+//   about to start would take the run's unit work past a limit (work-limit): bytes moved or filled by DMA
+//   (max_dma_bytes), int8 multiply-accumulates (max_macs: mac.mm and vec.mac) and VEC / LUT element operations
+//   (max_vec_ops). The defaults (Limits below) let the full-size MobileNetV2 run with room to spare and stop a
+//   hostile program (nested loops around a large dma.fill or mac.mm) within seconds of host time.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -57,10 +63,26 @@ struct Timing {
     std::uint64_t config = 1;          ///< dma.cfg, mac.cfg
 };
 
+/// The default work limits of one run (see the header comment). MobileNetV2-1.0 at 224x224 (scripts/
+/// make_onnx_models.py --full) needs 3.84 M cycles, 38.8 MB of DMA, 366 M MACs (with padding) and 27.9 M VEC / LUT
+/// element operations: 8.7x, 27x, 5.9x and 19x below these. On the development machine (2 shared cores,
+/// gcc-release, race detector on) each limit alone is reached within about 4 s of host time by a loop of SEQ steps,
+/// dma.fill, mac.mm or vec.max (tests/hostile/sim_*_loop.s; 0.3 to 2.4 s when the machine is not loaded).
+struct Limits {
+    static constexpr std::uint64_t max_cycles = std::uint64_t{1} << 25;
+    static constexpr std::uint64_t max_dma_bytes = std::uint64_t{1} << 30;
+    static constexpr std::uint64_t max_macs = std::uint64_t{1} << 31;
+    static constexpr std::uint64_t max_vec_ops = std::uint64_t{1} << 29;
+};
+
 struct Options {
     Timing timing{};
     std::string name = "program";                     ///< names the program in fault messages
     std::uint64_t max_instructions = std::uint64_t{1} << 32;  ///< SEQ steps before "instruction-limit"
+    std::uint64_t max_cycles = Limits::max_cycles;            ///< simulated cycles before "cycle-limit"
+    std::uint64_t max_dma_bytes = Limits::max_dma_bytes;      ///< DMA bytes moved or filled before "work-limit"
+    std::uint64_t max_macs = Limits::max_macs;                ///< multiply-accumulates before "work-limit"
+    std::uint64_t max_vec_ops = Limits::max_vec_ops;          ///< VEC and LUT element operations before "work-limit"
     bool detect_races = true;
     std::size_t max_races = 64;                       ///< distinct race reports kept
     /// When set: resized to the program, entry pc = the last cycle instruction pc completed (SEQ instructions: the
@@ -81,12 +103,22 @@ struct Report {
     std::uint64_t cycles = 0;
     std::array<UnitStats, n_units> units{};
     std::uint64_t macs = 0;  ///< int8 multiply-accumulates done by mac.mm / vec.mac
+    std::uint64_t dma_bytes = 0;  ///< bytes moved or filled by DMA instructions started (the work limits' count)
+    std::uint64_t vec_ops = 0;    ///< VEC and LUT element operations of the instructions started
+    std::uint64_t started_macs = 0;  ///< multiply-accumulates of the mac.mm / vec.mac instructions started
     std::vector<Race> races;
     std::uint64_t race_accesses = 0;  ///< conflicting granule accesses, including unreported ones
     std::optional<Error> fault;
     std::array<std::int32_t, 16> regs{};
     std::array<int, 16> events{};
 };
+
+/// Whether a fault is one of the run's limits (instruction-limit, cycle-limit, work-limit) rather than a fault of
+/// the program's own: a caller that blames a faulting compiled program on the compiler (rule npu-fault) keeps these
+/// as the input's (a model or package asking for more work than the limits allow).
+inline bool is_limit_fault(const Error& e) {
+    return e.rule == "instruction-limit" || e.rule == "cycle-limit" || e.rule == "work-limit";
+}
 
 /// Add the report of a run that followed `total`'s on the same machine (the next segment of a program): cycles,
 /// unit counters, MACs and races add up; the fault, registers and events are the later run's.
@@ -98,6 +130,9 @@ inline void accumulate(Report& total, const Report& next) {
         total.units[u].instructions += next.units[u].instructions;
     }
     total.macs += next.macs;
+    total.dma_bytes += next.dma_bytes;
+    total.vec_ops += next.vec_ops;
+    total.started_macs += next.started_macs;
     total.races.insert(total.races.end(), next.races.begin(), next.races.end());
     total.race_accesses += next.race_accesses;
     total.fault = next.fault;
@@ -168,6 +203,11 @@ public:
             if (s == Step::executed) next = std::min(next, t_ + 1);
             if (next == UINT64_MAX) {
                 deadlock();
+                break;
+            }
+            if (next > opt_.max_cycles) {
+                fault(pc_, "cycle-limit",
+                      "the run would pass " + std::to_string(opt_.max_cycles) + " cycles (janusc --max-cycles)");
                 break;
             }
             t_ = next;
@@ -509,12 +549,46 @@ private:
             ++c[static_cast<std::size_t>(u)];
             s.clock = c;
             w.clock = c;
+            if (!charge_work(w)) return;
             const std::uint64_t d = cost(w);
             rep_.units[static_cast<std::size_t>(u)].busy += d;
             ++rep_.units[static_cast<std::size_t>(u)].instructions;
             s.finish = t_ + d;
             s.current = w;
         }
+    }
+
+    /// Count the work of `w`, about to start, against the limits; false after a work-limit fault.
+    bool charge_work(const Work& w) {
+        const Sem sem = w.in->info->sem;
+        const auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0)); };
+        const auto over = [&](std::uint64_t& total, std::uint64_t add, std::uint64_t limit, const char* what,
+                              const char* option) {
+            total += add;  // add <= 2^46 per instruction (field ranges), so the sum cannot wrap before the check
+            if (total <= limit) return false;
+            fault(w.pc, "work-limit",
+                  std::string("the run would pass ") + std::to_string(limit) + " " + what + " (janusc " + option + ")");
+            return true;
+        };
+        switch (w.in->info->cost) {
+            case Cost::dma:
+                return !over(rep_.dma_bytes, u64(dma_.rows) * u64(w["bytes"]), opt_.max_dma_bytes, "DMA bytes", "--max-dma-bytes");
+            case Cost::mac:
+                return sem != Sem::mac_mm ||
+                       !over(rep_.started_macs, u64(mac_.m) * u64(mac_.k) * u64(mac_.n), opt_.max_macs,
+                             "multiply-accumulates", "--max-macs");
+            case Cost::vec:
+            case Cost::lut: {
+                const std::uint64_t n = sem == Sem::lut_apply ? u64(w["n"]) : u64(elements(w));
+                if (sem == Sem::vec_mac && over(rep_.started_macs, n, opt_.max_macs, "multiply-accumulates", "--max-macs"))
+                    return false;
+                return !over(rep_.vec_ops, n, opt_.max_vec_ops, "VEC and LUT element operations", "--max-vec-ops");
+            }
+            case Cost::seq:
+            case Cost::config:
+                return true;
+        }
+        return true;
     }
 
     bool units_idle() const {

@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""Hostile inputs for janusc (issue 26), one class each: tests/hostile/, checked by tests/janusc/cli_test.sh.
+
+    /usr/bin/python3 scripts/make_hostile_inputs.py           # rewrite the committed files (deterministic bytes)
+    /usr/bin/python3 scripts/make_hostile_inputs.py --big DIR # the large generated ones (not committed), into DIR
+
+Each file is tiny and asks for something huge; janusc must refuse it with exit 2 and the rule named here, within
+bounded memory and time. tests/hostile/package_regions_12g.jpk is written by tests/package/hostile.cpp (it needs
+the package writer's checksums); the hostile files the ONNX reader refuses on its own (zero_then_huge_dims.onnx / .pb,
+packed_dims_100000.onnx) are in tests/onnx/bad/ with their exact errors (scripts/make_onnx_models.py).
+"""
+
+import argparse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "hostile"
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13):
+    from onnx import helper
+    g = helper.make_graph(nodes, "hostile", inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 7
+    return m.SerializeToString()  # not checker-validated: the point is a model that lies about its sizes
+
+
+def unshaped(name):
+    from onnx import TensorProto, helper
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, None)
+
+
+def files():
+    """The committed files (python3-onnx: /usr/bin/python3 on Debian)."""
+    from onnx import TensorProto, helper
+    p62, p32, p20 = 1 << 62, 1 << 32, 1 << 20
+    empty_huge = helper.make_tensor("w", TensorProto.FLOAT, [0, p62, p62], vals=b"", raw=True)
+    axes = helper.make_tensor("axes", TensorProto.INT64, [1], [0])
+    return {
+        # issue 26: a zero dim exempted the others; ReduceSum over axis 0 then sized [1, 2^62, 2^62] (SIGSEGV)
+        "reduce_zero_huge.onnx": model([helper.make_node("ReduceSum", ["w", "axes"], ["y"], keepdims=1)], [],
+                                       [unshaped("y")], [empty_huge, axes]),
+        # a graph input of 2^64 elements: the element count wrapped to 0 and verify read past a 0-byte buffer
+        "input_2e64.onnx": model([helper.make_node("Relu", ["x"], ["y"])],
+                                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [p32, p32])], [unshaped("y")]),
+        # a graph input of 2^40 elements (4 TiB of float32): valid shape, but verify must not synthesize it
+        "input_4tib.onnx": model([helper.make_node("Relu", ["x"], ["y"])],
+                                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [p20, p20])], [unshaped("y")]),
+        # 4 instructions: 2^28 fills of 64 KiB (16 TiB of memset, 10^12 cycles)
+        "sim_dma_loop.s": "; issue 26: nested loops around one large dma.fill (janusc sim: cycle-limit / work-limit)\n"
+                          "loop 16384, 2\nloop 16384, 1\ndma.fill r0, 0, 65536\nhalt\n",
+        # 2^28 matrix products of 16 x 256 x 256 (2^48 MACs)
+        "sim_mac_loop.s": "; issue 26: nested loops around one large mac.mm (janusc sim: work-limit)\n"
+                          "li r1, 0x80000\nli r3, 0x10000\nmac.cfg 16, 256, 256, 256\nloop 16384, 2\nloop 16384, 1\n"
+                          "mac.mm r1, r0, r3, 0\nhalt\n",
+        # 2^28 vector maxima of 65536 lanes (2^44 VEC element operations)
+        "sim_vec_loop.s": "; issue 26: nested loops around one large vec.max (janusc sim: cycle-limit, work-limit)\n"
+                          "li r2, 0x10000\nloop 16384, 2\nloop 16384, 1\nvec.max r1, r1, r2, 65536\nhalt\n",
+        # 2^28 SEQ steps that dispatch nothing: only the cycle limit stops them
+        "sim_seq_loop.s": "; issue 26: nested loops of SEQ steps alone (janusc sim: cycle-limit)\n"
+                          "loop 16384, 2\nloop 16384, 1\nnop\nhalt\n",
+    }
+
+
+def big_files():
+    """Files of about 1 MiB, generated where they are needed (tests/janusc/cli_test.sh), not committed; plain bytes,
+    so any python3 writes them."""
+    # a node with 150,000 small named attributes (7 bytes each, decoded into about 260 bytes each): more than the
+    # decoder's budget of 16 x the file size + 16 MiB
+    attr = b"\x2a\x05" + b"\x0a\x01a" + b"\x18\x01"  # NodeProto.attribute {name "a", i 1} (IR-1 style: no type)
+    node = b"\x22\x04Relu" + attr * 150_000
+    graph = b"\x0a" + _varint(len(node)) + node  # GraphProto.node
+    opset = b"\x42\x02\x10\x0d"  # ModelProto.opset_import {version 13}
+    return {"many_attributes.onnx": b"\x08\x07" + b"\x3a" + _varint(len(graph)) + graph + opset}
+
+
+def _varint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--big", metavar="DIR", help="write the large generated files to DIR instead")
+    args = ap.parse_args()
+    out, made = (Path(args.big), big_files()) if args.big else (OUT, files())
+    out.mkdir(parents=True, exist_ok=True)
+    for name, data in made.items():
+        (out / name).write_bytes(data.encode() if isinstance(data, str) else data)
+
+
+if __name__ == "__main__":
+    main()
