@@ -33,7 +33,7 @@ def unshaped(name):
 def files():
     """The committed files (python3-onnx: /usr/bin/python3 on Debian)."""
     from onnx import TensorProto, helper
-    p62, p32, p20 = 1 << 62, 1 << 32, 1 << 20
+    p62, p32, p20, p15 = 1 << 62, 1 << 32, 1 << 20, 1 << 15
     empty_huge = helper.make_tensor("w", TensorProto.FLOAT, [0, p62, p62], vals=b"", raw=True)
     axes = helper.make_tensor("axes", TensorProto.INT64, [1], [0])
     return {
@@ -46,6 +46,11 @@ def files():
         # a graph input of 2^40 elements (4 TiB of float32): valid shape, but verify must not synthesize it
         "input_4tib.onnx": model([helper.make_node("Relu", ["x"], ["y"])],
                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [p20, p20])], [unshaped("y")]),
+        # an intermediate of 2^30 float32 elements (4 GiB) within the size policy, made by a 1-element constant and an
+        # Expand: run --engine ref and verify allocated it (the reference engine holds every value)
+        "expand_4gib.onnx": model([helper.make_node("Expand", ["c", "shape"], ["y"])], [], [unshaped("y")],
+                                  [helper.make_tensor("c", TensorProto.FLOAT, [1], [1.0]),
+                                   helper.make_tensor("shape", TensorProto.INT64, [2], [p15, p15])]),
         # 4 instructions: 2^28 fills of 64 KiB (16 TiB of memset, 10^12 cycles)
         "sim_dma_loop.s": "; issue 26: nested loops around one large dma.fill (janusc sim: cycle-limit / work-limit)\n"
                           "loop 16384, 2\nloop 16384, 1\ndma.fill r0, 0, 65536\nhalt\n",

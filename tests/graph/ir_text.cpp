@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <janus/core/limits.hpp>
+#include <janus/graph/execute.hpp>
 #include <janus/graph/import_onnx.hpp>
 #include <janus/graph/parse.hpp>
 
@@ -126,4 +128,28 @@ TEST_CASE("positions of a long text: the line and column of an error after thous
         CHECK(g.error().rule == "ir-output-type");
         CHECK(g.error().position == "2003:3");
     }
+}
+
+// The reference engine keeps every value, so what a run holds is the sum of all values' bytes; janusc charges it
+// against its memory budget before running (issue 26: an 89-byte model expanded one float into 4 GiB).
+TEST_CASE("reference_run_bytes: every value's dense bytes, inputs, constants and outputs, checked before a run") {
+    const auto g = janus::graph::parse(R"(graph t {
+  input %x: float32[2,3]
+  const %c: int8[4] q(int8 s=0.5 zp=0) = 0x01020304
+  %y: float32[2,3] = Relu(%x)
+  output %y
+})",
+                                       "t.ir");
+    REQUIRE(g.ok());
+    CHECK(janus::graph::reference_run_bytes(*g) == 24 + 4 + 24);
+    const auto m = janus::onnx::read_model_file("hostile/expand_4gib.onnx");
+    REQUIRE(m.ok());
+    const auto h = janus::graph::import_onnx(*m, "expand_4gib.onnx");
+    REQUIRE(h.ok());
+    // the float32 [2^15, 2^15] output and c (Expand's constant shape becomes an attribute at import)
+    const std::uint64_t want = (std::uint64_t{1} << 32) + 4;
+    CHECK(janus::graph::reference_run_bytes(*h) == want);
+    const auto s = janus::charge_memory(want, janus::default_max_memory, "expand_4gib.onnx", "the reference run");
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().rule == "memory-limit");
 }

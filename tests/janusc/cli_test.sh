@@ -712,6 +712,12 @@ bounded 64 onnx-dims "$J" run "$SRC/tests/onnx/fixtures/qdq_conv_relu.onnx" \
 bounded 64 memory-limit "$J" verify "$H/input_4tib.onnx"
 has "$T/err" "the synthesized inputs need 4398046511104 bytes (4 TiB), more than the memory budget of 1073741824 bytes"
 bounded 64 memory-limit "$J" run "$H/package_regions_12g.jpk" -o "$T/hostile-out/o"
+# the reference engine holds every value: an 89-byte model whose Expand makes 4 GiB is refused before it runs (it
+# allocated and filled 4 GiB), on both engines and in verify
+bounded 64 memory-limit "$J" run "$H/expand_4gib.onnx" --engine ref -o "$T/hostile-out/o"
+has "$T/err" "the reference engine's values need 4294967300 bytes"
+bounded 64 memory-limit "$J" run "$H/expand_4gib.onnx" -o "$T/hostile-out/o"
+bounded 64 memory-limit "$J" verify "$H/expand_4gib.onnx"
 bounded 64 memory-limit "$J" inspect "$H/package_regions_12g.jpk"
 run 0 "$J" disasm "$H/package_regions_12g.jpk"  # nothing is allocated to disassemble it
 bounded 64 memory-limit "$J" sim "$EX/fc.s" --scratch-size 17179869184

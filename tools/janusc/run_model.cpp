@@ -290,6 +290,14 @@ janus::Status check_lowered_memory(const graph::LoweredGraph& l, const std::stri
                                 "the simulated scratch, input and output regions");
 }
 
+/// The values the reference engine holds for `g` (graph::reference_run_bytes), `copies` times, within the memory
+/// budget: run's engines hold them once, verify three times (the reference run, its copies, the NPU engine's).
+janus::Status check_reference_memory(const graph::Graph& g, const std::string& model, std::uint64_t copies = 1) {
+    const std::uint64_t once = graph::reference_run_bytes(g);
+    const std::uint64_t bytes = once > ~std::uint64_t{0} / copies ? ~std::uint64_t{0} : once * copies;
+    return janus::charge_memory(bytes, janusc::limits().max_memory, model, "the reference engine's values");
+}
+
 /// Lower for the NPU; a refusal is the model's (exit 2), a faulting or racy program the compiler's (exit 3).
 int run_error(const Error& e) {
     return fail(e, e.rule == "npu-fault" || e.rule == "npu-race" ? exit_internal : exit_input);
@@ -343,6 +351,8 @@ int cmd_run(const RunArgs& a) {
                                        " (its requantization tables hold it); it cannot run with " + a.rounding));
         auto model = package_model(*p, a.model);
         if (!model) return fail(model.error());
+        if (model->host)
+            if (auto s = check_reference_memory(model->host->graph, a.model); !s) return fail(s.error());
         if (auto s = run_outputs_spare_inputs(model->outputs, a); !s) return fail(s.error());
         auto in = read_inputs(model->inputs, a.inputs, a.model);
         if (!in) return fail(in.error());
@@ -364,6 +374,7 @@ int cmd_run(const RunArgs& a) {
     const auto rounding = rounding_arg(a.rounding);
     auto g = load_model(a.model, a.dump_ir, phase, rounding, &dump, a.engine == "npu");
     if (!g) return fail(g.error());
+    if (auto s = check_reference_memory(*g, a.model); !s) return fail(s.error());
     std::vector<std::string> names;
     for (graph::ValueId v : g->outputs) names.push_back(g->value(v).name);
     if (auto s = run_outputs_spare_inputs(names, a); !s) return fail(s.error());
@@ -573,6 +584,7 @@ int cmd_verify(const VerifyArgs& a) {
         if (!r) return fail(r.error());
         in = std::move(*r);
     }
+    if (auto s = check_reference_memory(*g, a.model, 3); !s) return fail(s.error());
     graph::LowerOptions lo;
     lo.keep_intermediates = true;
     lo.rounding = rounding;

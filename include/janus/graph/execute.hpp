@@ -8,7 +8,8 @@
 // tensor)` sees every value as it is computed (janusc verify compares them across engines). Errors name the graph
 // input or the node. `kernel` runs one node: pass `&ops::call_by_name` (ops/dispatch.hpp), taken in ONE
 // translation unit of the program, because that header compiles every kernel of the registry. `bind_inputs` and
-// `run_node` are the pieces the NPU engine (graph/run_npu.hpp) shares for its host nodes.
+// `run_node` are the pieces the NPU engine (graph/run_npu.hpp) shares for its host nodes. `reference_run_bytes(g)`
+// is what a run holds: the caller's memory budget applies to it (issue 26).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -82,6 +83,19 @@ inline Status run_node(const Graph& g, std::size_t k, Env& env, KernelFn kernel,
     if (observe) observe(k, o, *r);
     env[static_cast<std::size_t>(o)] = std::move(*r);
     return ok_status();
+}
+
+/// The bytes of every value of `g` (inputs, constants, every node's output), dense: what run_reference holds at
+/// its end, since the engine keeps every value (Env). A caller running a graph from outside checks it against its
+/// memory budget (core/limits.hpp charge_memory) first: an 89-byte model may Expand one float into 4 GiB (issue 26).
+/// Every value passed the size policy (core/size.hpp), so no term overflows; the sum saturates at 2^64 - 1.
+inline std::uint64_t reference_run_bytes(const Graph& g) {
+    std::uint64_t total = 0;
+    for (const Value& v : g.values) {
+        const auto bytes = static_cast<std::uint64_t>(element_count(v.type.shape)) * dtype_size(v.type.dtype);
+        total = bytes > ~std::uint64_t{0} - total ? ~std::uint64_t{0} : total + bytes;
+    }
+    return total;
 }
 
 /// Deterministic inputs for every graph input (janusc verify without -i; tests): integer and quantized inputs get
