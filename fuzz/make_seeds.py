@@ -1092,6 +1092,39 @@ def seeds_package_reader():
     return seeds
 
 
+def seeds_onnx_run():
+    """fuzz/onnx_run.cpp: any bytes, a model. The committed ONNX fixtures (all of them: each imports and runs), the
+    importer's refusals (tests/onnx/bad_import/) and the hostile models (tests/hostile/*.onnx: zero extents next to
+    huge ones, 2^64 and 2^40 elements, a 4 GiB intermediate), so mutations start from models that run and from the
+    edges of the size policy and the memory budget."""
+    root = FUZZ_DIR.parent / "tests"
+    seeds = {}
+    for p in sorted((root / "onnx" / "fixtures").glob("*.onnx")):
+        seeds[p.name] = p.read_bytes()
+    for p in sorted((root / "onnx" / "bad_import").glob("*.onnx")):
+        seeds["bad_import_" + p.name] = p.read_bytes()
+    for p in sorted((root / "hostile").glob("*.onnx")):
+        seeds["hostile_" + p.name] = p.read_bytes()
+    return seeds
+
+
+def seeds_package_run():
+    """fuzz/package_run.cpp: any bytes, a package. The packages Janus compiled and keeps as goldens (tests/package/
+    golden, v1, v2: programs with host sections and segments), the valid packages of the package_reader corpus
+    (raw mode: without its mode byte) and the hostile package of tests/hostile/ (12 GiB of regions)."""
+    root = FUZZ_DIR.parent / "tests"
+    seeds = {}
+    for sub in ("golden", "v1", "v2"):
+        for p in sorted((root / "package" / sub).glob("*.jpk")):
+            seeds[f"{sub}_{p.name}"] = p.read_bytes()
+    for name, data in seeds_package_reader().items():
+        if name.startswith("valid_") and data[:1] == b"\x00" and data[1:] not in seeds.values():
+            seeds["reader_" + name] = data[1:]
+    for p in sorted((root / "hostile").glob("*.jpk")):
+        seeds["hostile_" + p.name] = p.read_bytes()
+    return seeds
+
+
 TARGETS = {
     "layout_views": seeds_layout_views,
     "requantize": seeds_requantize,
@@ -1108,6 +1141,8 @@ TARGETS = {
     "npy_reader": seeds_npy_reader,
     "ir_parse": seeds_ir_parse,
     "package_reader": seeds_package_reader,
+    "onnx_run": seeds_onnx_run,
+    "package_run": seeds_package_run,
     "graph_diff": seeds_graph_diff,
     "conformance_results": seeds_conformance_results,
 }

@@ -12,14 +12,19 @@
 //   3. decoding is a pure function of the bytes: a second decode is equal;
 //   4. a decoded tensor, re-encoded by serialize_tensor (what janusc run --output-format pb writes), decodes to the
 //      same tensor;
-//   5. scan_op_types (janusc conform's look at a model parse_model may refuse) returns a value or a well-formed Error,
+//   5. a decoded tensor converts as `janusc run -i NAME=FILE.pb` converts it (io/tensor_pb.hpp to_tensor): a
+//      contiguous Tensor of its dtype and shape holding its bytes, which to_tensor_proto turns back into the same
+//      dtype, dims and bytes (the .pb -> tensor surface of issue 26);
+//   6. scan_op_types (janusc conform's look at a model parse_model may refuse) returns a value or a well-formed Error,
 //      and for a model parse_model decodes it returns exactly its nodes' (domain, op_type), in order.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <span>
 #include <string>
 
+#include <janus/io/tensor_pb.hpp>
 #include <janus/onnx/model.hpp>
 
 namespace {
@@ -99,6 +104,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (reencoded.ok()) {
             reencoded->position = t->position;
             check(*reencoded == *t, "serialize_tensor round trip");
+        }
+        const auto x = io::to_tensor(*t, "fuzz.pb");
+        check(x.ok(), "a decoded tensor converts (the decoder applied the size policy)");
+        if (x.ok()) {
+            check(x->dtype == t->dtype && x->shape().span().size() == t->dims.size() &&
+                      std::equal(t->dims.begin(), t->dims.end(), x->shape().span().begin()),
+                  "to_tensor keeps the dtype and the shape");
+            const auto* b = reinterpret_cast<const std::uint8_t*>(x->storage->data());
+            check(x->storage->size() == t->data.size() && std::equal(t->data.begin(), t->data.end(), b),
+                  "to_tensor keeps the bytes");
+            const onnx::Tensor back = io::to_tensor_proto(*x, t->name);
+            check(back.dtype == t->dtype && back.dims == t->dims && back.data == t->data,
+                  "to_tensor_proto(to_tensor(t)) has t's dtype, dims and bytes");
         }
     }
     return 0;

@@ -1,0 +1,103 @@
+// Fuzz target: ONNX bytes -> import -> the default passes -> the reference engine: what `janusc run --engine ref`
+// and `janusc verify` do with a model file (issue 26: the surface where a 119-byte model crashed the engine).
+//
+// Input: any bytes, read as a ModelProto. Seeds: tests/onnx/fixtures/*.onnx, tests/hostile/*.onnx,
+// tests/onnx/bad_import/*.onnx and small models of zero, one and large extents (fuzz/make_seeds.py onnx_run).
+// Dictionary: fuzz/onnx_run.dict (field tags, op types, attribute names).
+// Limits, as janusc applies them (docs/janusc.md "Limits"): the ONNX decoder's own budget (file-size based), then
+// the run's memory (graph::reference_run_bytes: every value the engine holds) charged against a 64 MiB budget with
+// core/limits.hpp's charge_memory, before any tensor is allocated.
+// Properties (a __builtin_trap() when broken):
+//   1. every refusal (decode, import, passes, memory budget, run) is a well-formed Error: input, rule and detail
+//      non-empty; a budget refusal has the rule memory-limit;
+//   2. an imported graph keeps the size policy: every value's shape has rank <= max_rank, extents >= 0 and a
+//      checked element count (core/size.hpp);
+//   3. a run returns one tensor per graph output, of the output's declared dtype and shape;
+//   4. determinism: a second run on the same inputs gives the same bytes, or the same error.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <janus/core/limits.hpp>
+#include <janus/core/size.hpp>
+#include <janus/graph/execute.hpp>
+#include <janus/graph/import_onnx.hpp>
+#include <janus/graph/passes.hpp>
+#include <janus/onnx/model.hpp>
+#include <janus/ops/dispatch.hpp>
+
+namespace {
+
+using namespace janus;
+
+/// The budget of one execution: small enough that libFuzzer's default -rss_limit_mb (2048) is never the one to stop
+/// a run, large enough for every committed fixture (mobilenet_v2_tiny holds about 1 MB of values).
+constexpr std::uint64_t budget = std::uint64_t{64} << 20;
+
+void check(bool ok, const char* what) {
+    if (!ok) {
+        std::fprintf(stderr, "onnx_run: property broken: %s\n", what);
+        __builtin_trap();
+    }
+}
+
+void well_formed(const Error& e, const char* where) {
+    if (std::getenv("JANUS_FUZZ_TRACE")) std::fprintf(stderr, "onnx_run: %s: %s\n", where, e.message().c_str());
+    check(!e.input.empty() && !e.rule.empty() && !e.detail.empty(), where);
+}
+
+std::vector<std::vector<std::byte>> bytes(const std::vector<Tensor>& ts) {
+    std::vector<std::vector<std::byte>> r;
+    for (const Tensor& t : ts) r.push_back(*t.clone().storage);
+    return r;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const auto m = onnx::parse_model(std::span<const std::uint8_t>(data, size), "fuzz.onnx");
+    if (!m.ok()) {
+        well_formed(m.error(), "decode");
+        return 0;
+    }
+    auto g = graph::import_onnx(*m, "fuzz.onnx");
+    if (!g.ok()) {
+        well_formed(g.error(), "import");
+        return 0;
+    }
+    for (const auto& v : g->values)
+        check(within_size_policy(v.type.shape.span()), "imported values keep the size policy");
+    const graph::KernelFn kernel = &ops::call_by_name;
+    graph::PassLog log;
+    const Status passed = graph::run_passes(*g, graph::default_pipeline, log, {kernel});
+    if (!passed.ok()) {
+        well_formed(passed.error(), "passes");
+        return 0;
+    }
+    const std::uint64_t asked = graph::reference_run_bytes(*g);
+    if (const Status s = charge_memory(asked, budget, "fuzz.onnx", "the reference run's values"); !s.ok()) {
+        well_formed(s.error(), "budget");
+        check(s.error().rule == "memory-limit", "a budget refusal has the rule memory-limit");
+        return 0;
+    }
+    const auto in = graph::seeded_inputs(*g, 1);
+    const auto a = graph::run_reference(*g, in, kernel);
+    const auto b = graph::run_reference(*g, in, kernel);
+    check(a.ok() == b.ok(), "the reference engine decides the same way twice");
+    if (!a.ok()) {
+        well_formed(a.error(), "reference");
+        check(a.error().message() == b.error().message(), "the same error twice");
+        return 0;
+    }
+    check(a->size() == g->outputs.size(), "one tensor per graph output");
+    for (std::size_t i = 0; i < a->size(); ++i) {
+        const auto& want = g->value(g->outputs[i]).type;
+        check((*a)[i].dtype == want.dtype && (*a)[i].shape() == want.shape, "outputs of the declared type");
+    }
+    check(bytes(*a) == bytes(*b), "the same output bytes twice");
+    return 0;
+}
