@@ -19,17 +19,12 @@ namespace janus {
 /// Largest rank of a tensor.
 inline constexpr int max_rank = 6;
 
-// ---- The shape and size policy (issue 26) ----------------------------------------------------------------------
+// ---- The shape and size policy (issue 26; the contract above) --------------------------------------------------
 //
-// One rule for every shape Janus accepts from outside (ONNX initializers, graph inputs and value infos, the IR text,
-// .npy / .pb files, packages) and for every shape an op's inference produces:
-//   - rank <= max_rank (6), every extent >= 0;
-//   - the product of the extents, with each ZERO extent counted as ONE, is at most max_elements (2^40).
-// A zero extent makes the tensor empty, but it does not exempt the other extents: [0, 2^62, 2^62] is refused, since
-// a reduction over the zero axis, a slice or a reshape of it would name 2^124 elements, and strides computed from
-// it overflow int64. With the element count at most 2^40 and an element at most 8 bytes, every byte size, stride
-// and offset of a dense tensor stays below 2^43, far from int64 overflow. `checked_size` is the one implementation;
-// `make_shape` and every reader call it, and `element_count` (unchecked) is for shapes that passed it.
+// Why a zero extent counts as one: it makes the tensor empty, but it does not make the other extents harmless.
+// [0, 2^62, 2^62] is refused, since a reduction over the zero axis, a slice or a reshape of it would name 2^124
+// elements, and strides computed from it overflow int64. `checked_size` is the one implementation; `make_shape` and
+// every reader call it, and `element_count` (unchecked) is for shapes that passed it.
 
 /// Largest element count Janus accepts for one tensor (2^40): keeps every byte offset far from int64 overflow.
 inline constexpr std::int64_t max_elements = std::int64_t{1} << 40;
