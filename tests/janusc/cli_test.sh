@@ -718,6 +718,10 @@ bounded 64 memory-limit "$J" run "$H/expand_4gib.onnx" --engine ref -o "$T/hosti
 has "$T/err" "the reference engine's values need 4294967300 bytes"
 bounded 64 memory-limit "$J" run "$H/expand_4gib.onnx" -o "$T/hostile-out/o"
 bounded 64 memory-limit "$J" verify "$H/expand_4gib.onnx"
+# the same Expand compiled into a package's host section (compile does not run it): run MODEL.jpk refuses it too
+run 0 "$J" compile "$H/expand_4gib.onnx" -o "$T/expand_4gib.jpk"
+bounded 64 memory-limit "$J" run "$T/expand_4gib.jpk" -o "$T/hostile-out/o"
+has "$T/err" "expand_4gib.jpk: error: the reference engine's values need 4294967300 bytes"
 bounded 64 memory-limit "$J" inspect "$H/package_regions_12g.jpk"
 run 0 "$J" disasm "$H/package_regions_12g.jpk"  # nothing is allocated to disassemble it
 bounded 64 memory-limit "$J" sim "$EX/fc.s" --scratch-size 17179869184
