@@ -15,7 +15,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,31 +27,17 @@
 #include <janus/ops/dispatch.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
+#include "run_support.hpp"
+
 namespace {
 
 using namespace janus;
 
-void check(bool ok, const char* what) {
-    if (!ok) {
-        std::fprintf(stderr, "graph_diff: property broken: %s\n", what);
-        __builtin_trap();
-    }
-}
-
-void well_formed(const Error& e, const char* where) {
-    if (std::getenv("JANUS_FUZZ_TRACE")) std::fprintf(stderr, "graph_diff: %s: %s\n", where, e.message().c_str());
-    check(!e.input.empty() && !e.rule.empty() && !e.detail.empty(), where);
-}
+const janus_fuzz::Properties check{"graph_diff"};
 
 vnpu::sim::Report simulate(std::span<const vnpu::Instr> program, vnpu::sim::Machine& machine,
                            vnpu::sim::Options options) {
     return vnpu::sim::run(program, machine, std::move(options));
-}
-
-std::vector<std::vector<std::byte>> bytes(const std::vector<Tensor>& ts) {
-    std::vector<std::vector<std::byte>> r;
-    for (const Tensor& t : ts) r.push_back(*t.clone().storage);
-    return r;
 }
 
 }  // namespace
@@ -61,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     auto g = graph::parse(text, "fuzz.ir");
     if (!g.ok()) {
-        well_formed(g.error(), "parse");
+        check.well_formed(g.error(), "parse");
         return 0;
     }
     if (g->nodes.size() > 64) return 0;
@@ -71,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto in = graph::seeded_inputs(*g, 1);
     const auto before = graph::run_reference(*g, in, kernel);
     if (!before.ok()) {
-        well_formed(before.error(), "reference");
+        check.well_formed(before.error(), "reference");
         return 0;
     }
     graph::PassLog log;
@@ -84,17 +69,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& line : log)
         changes_codes = changes_codes || (line.starts_with("batch-norm-to-conv:") &&
                                           line.find("codes differ from the BatchNorm kernel") != std::string::npos);
-    const auto b = bytes(*before), a = bytes(*after);
+    const auto b = janus_fuzz::bytes(*before), a = janus_fuzz::bytes(*after);
     check(a.size() == b.size(), "the passes keep the outputs");
     if (!changes_codes) check(a == b, "the passes keep the reference outputs bit for bit");
     const auto lowered = graph::lower_graph(*g, graph::LowerOptions{false, true});
     if (!lowered.ok()) {
-        well_formed(lowered.error(), "lower");
+        check.well_formed(lowered.error(), "lower");
         return 0;
     }
     const auto npu = graph::run_npu(*g, *lowered, in, kernel, &simulate);
     if (!npu.ok()) std::fprintf(stderr, "graph_diff: %s\n", npu.error().message().c_str());
     check(npu.ok(), "a lowered graph runs on the simulator without a fault or a race");
-    check(bytes(npu->outputs) == a, "the NPU engine's outputs equal the reference engine's");
+    check(janus_fuzz::bytes(npu->outputs) == a, "the NPU engine's outputs equal the reference engine's");
     return 0;
 }

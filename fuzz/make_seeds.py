@@ -889,6 +889,30 @@ def seeds_graph_diff():
     return seeds
 
 
+def crc32c(data):
+    """CRC-32C (Castagnoli, reflected), the package format's checksum (docs/package.md)."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
+def reseal(b):
+    """A package's bytes with every section checksum, the table's and the header's recomputed (tests/package/
+    craft.hpp's reseal; tests/janusc/cli_test.sh imports it to patch a compiled package)."""
+    b = bytearray(b)
+    count = struct.unpack_from("<I", b, 32)[0]
+    for i in range(count):
+        at = 96 + 32 * i
+        kind, flags, offset, length, align, _ = struct.unpack_from("<IIQQII", b, at)
+        struct.pack_into("<I", b, at + 28, crc32c(b[offset:offset + length]))
+    struct.pack_into("<I", b, 36, crc32c(b[96:96 + 32 * count]))
+    struct.pack_into("<I", b, 92, crc32c(b[:92]))
+    return bytes(b)
+
+
 def seeds_package_reader():
     """fuzz/package_reader.cpp: byte 0 picks the mode (even: a package file follows; odd: generator bytes, bit 1 set:
     no resealing). Raw seeds: the two golden packages of tests/package/golden/, valid packages of other shapes
@@ -900,14 +924,6 @@ def seeds_package_reader():
     sample = (golden / "sample.jpk").read_bytes()
     minimal = (golden / "minimal.jpk").read_bytes()
     isa = sample[40:48]
-
-    def crc32c(data):
-        crc = 0xFFFFFFFF
-        for b in data:
-            crc ^= b
-            for _ in range(8):
-                crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-        return crc ^ 0xFFFFFFFF
 
     def name(s):
         b = s.encode()
@@ -987,18 +1003,6 @@ def seeds_package_reader():
         d = dict(base)
         d.update(changes)
         return package(**d)
-
-    def reseal(b):
-        """Recompute every section checksum, the table's and the header's (tests/package/craft.hpp's reseal)."""
-        b = bytearray(b)
-        count = struct.unpack_from("<I", b, 32)[0]
-        for i in range(count):
-            at = 96 + 32 * i
-            kind, flags, offset, length, align, _ = struct.unpack_from("<IIQQII", b, at)
-            struct.pack_into("<I", b, at + 28, crc32c(b[offset:offset + length]))
-        struct.pack_into("<I", b, 36, crc32c(b[96:96 + 32 * count]))
-        struct.pack_into("<I", b, 92, crc32c(b[:92]))
-        return bytes(b)
 
     def patch(b, at, data, seal=True):
         b = bytearray(b)

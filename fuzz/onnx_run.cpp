@@ -16,8 +16,6 @@
 //   4. determinism: a second run on the same inputs gives the same bytes, or the same error.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,43 +28,29 @@
 #include <janus/onnx/model.hpp>
 #include <janus/ops/dispatch.hpp>
 
+#include "run_support.hpp"
+
 namespace {
 
 using namespace janus;
 
+const janus_fuzz::Properties check{"onnx_run"};
+
 /// The budget of one execution: small enough that libFuzzer's default -rss_limit_mb (2048) is never the one to stop
 /// a run, large enough for every committed fixture (mobilenet_v2_tiny holds about 1 MB of values).
 constexpr std::uint64_t budget = std::uint64_t{64} << 20;
-
-void check(bool ok, const char* what) {
-    if (!ok) {
-        std::fprintf(stderr, "onnx_run: property broken: %s\n", what);
-        __builtin_trap();
-    }
-}
-
-void well_formed(const Error& e, const char* where) {
-    if (std::getenv("JANUS_FUZZ_TRACE")) std::fprintf(stderr, "onnx_run: %s: %s\n", where, e.message().c_str());
-    check(!e.input.empty() && !e.rule.empty() && !e.detail.empty(), where);
-}
-
-std::vector<std::vector<std::byte>> bytes(const std::vector<Tensor>& ts) {
-    std::vector<std::vector<std::byte>> r;
-    for (const Tensor& t : ts) r.push_back(*t.clone().storage);
-    return r;
-}
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const auto m = onnx::parse_model(std::span<const std::uint8_t>(data, size), "fuzz.onnx");
     if (!m.ok()) {
-        well_formed(m.error(), "decode");
+        check.well_formed(m.error(), "decode");
         return 0;
     }
     auto g = graph::import_onnx(*m, "fuzz.onnx");
     if (!g.ok()) {
-        well_formed(g.error(), "import");
+        check.well_formed(g.error(), "import");
         return 0;
     }
     for (const auto& v : g->values)
@@ -75,12 +59,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     graph::PassLog log;
     const Status passed = graph::run_passes(*g, graph::default_pipeline, log, {kernel});
     if (!passed.ok()) {
-        well_formed(passed.error(), "passes");
+        check.well_formed(passed.error(), "passes");
         return 0;
     }
     const std::uint64_t asked = graph::reference_run_bytes(*g);
     if (const Status s = charge_memory(asked, budget, "fuzz.onnx", "the reference run's values"); !s.ok()) {
-        well_formed(s.error(), "budget");
+        check.well_formed(s.error(), "budget");
         check(s.error().rule == "memory-limit", "a budget refusal has the rule memory-limit");
         return 0;
     }
@@ -89,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto b = graph::run_reference(*g, in, kernel);
     check(a.ok() == b.ok(), "the reference engine decides the same way twice");
     if (!a.ok()) {
-        well_formed(a.error(), "reference");
+        check.well_formed(a.error(), "reference");
         check(a.error().message() == b.error().message(), "the same error twice");
         return 0;
     }
@@ -98,6 +82,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto& want = g->value(g->outputs[i]).type;
         check((*a)[i].dtype == want.dtype && (*a)[i].shape() == want.shape, "outputs of the declared type");
     }
-    check(bytes(*a) == bytes(*b), "the same output bytes twice");
+    check(janus_fuzz::bytes(*a) == janus_fuzz::bytes(*b), "the same output bytes twice");
     return 0;
 }

@@ -16,8 +16,6 @@
 //   3. determinism: a second run (fresh machine, same inputs) gives the same bytes, or the same error.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,23 +28,15 @@
 #include <janus/package/package.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
+#include "run_support.hpp"
+
 namespace {
 
 using namespace janus;
 
+const janus_fuzz::Properties check{"package_run"};
+
 constexpr std::uint64_t budget = std::uint64_t{64} << 20;
-
-void check(bool ok, const char* what) {
-    if (!ok) {
-        std::fprintf(stderr, "package_run: property broken: %s\n", what);
-        __builtin_trap();
-    }
-}
-
-void well_formed(const Error& e, const char* where) {
-    if (std::getenv("JANUS_FUZZ_TRACE")) std::fprintf(stderr, "package_run: %s: %s\n", where, e.message().c_str());
-    check(!e.input.empty() && !e.rule.empty() && !e.detail.empty(), where);
-}
 
 vnpu::sim::Report simulate(std::span<const vnpu::Instr> program, vnpu::sim::Machine& machine,
                            vnpu::sim::Options o) {
@@ -63,19 +53,13 @@ struct InputType {
     Shape shape;
 };
 
-std::vector<std::vector<std::byte>> bytes(const std::vector<Tensor>& ts) {
-    std::vector<std::vector<std::byte>> r;
-    for (const Tensor& t : ts) r.push_back(*t.clone().storage);
-    return r;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const auto p = package::read_package(std::span<const std::uint8_t>(data, size), "fuzz.jpk",
                                          package::ReadOptions{.check_toolchain = false});
     if (!p.ok()) {
-        well_formed(p.error(), "read");
+        check.well_formed(p.error(), "read");
         return 0;
     }
     // the model's inputs: the host graph's model inputs with a host section, else the program's inputs
@@ -85,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (p->host) {
         auto plan = graph::host_plan(*p, "fuzz.jpk");
         if (!plan.ok()) {
-            well_formed(plan.error(), "host plan");
+            check.well_formed(plan.error(), "host plan");
             return 0;
         }
         h = std::move(*plan);
@@ -105,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (const Status s = charge_memory(asked, budget, "fuzz.jpk", "the run's regions, inputs and host values");
         !s.ok()) {
-        well_formed(s.error(), "budget");
+        check.well_formed(s.error(), "budget");
         check(s.error().rule == "memory-limit", "a budget refusal has the rule memory-limit");
         return 0;
     }
@@ -128,11 +112,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto b = run();
     check(a.ok() == b.ok(), "the run decides the same way twice");
     if (!a.ok()) {
-        well_formed(a.error(), "run");
+        check.well_formed(a.error(), "run");
         check(a.error().message() == b.error().message(), "the same error twice");
         return 0;
     }
     check(a->size() == (h ? h->graph.outputs.size() : p->outputs.size()), "one tensor per model output");
-    check(bytes(*a) == bytes(*b), "the same output bytes twice");
+    check(janus_fuzz::bytes(*a) == janus_fuzz::bytes(*b), "the same output bytes twice");
     return 0;
 }
