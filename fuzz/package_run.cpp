@@ -2,7 +2,9 @@
 // `janusc run MODEL.jpk` does with a package file (issue 26: a 452-byte package asked for 12 GiB, a package's
 // program looped for hours).
 //
-// Input: any bytes, read as a package file (toolchain check off: a program of another build must be as harmless).
+// Input: any bytes, read as a package file (toolchain check off: a program of another build must be as harmless)
+// after its checksums are recomputed (tests/package/craft.hpp reseal), so that a mutation reaches the structure and
+// the run instead of stopping at a checksum; package_reader fuzzes the checksums themselves.
 // Seeds: the valid packages of the package_reader corpus, tests/package/{golden,v1,v2}/*.jpk and
 // tests/hostile/package_regions_12g.jpk (fuzz/make_seeds.py package_run). Dictionary: fuzz/package_run.dict.
 // Limits, as janusc applies them (docs/janusc.md "Limits"), lowered so that one execution stays short: the
@@ -28,6 +30,7 @@
 #include <janus/package/package.hpp>
 #include <janus/vnpu/sim/simulator.hpp>
 
+#include "../tests/package/craft.hpp"
 #include "run_support.hpp"
 
 namespace {
@@ -56,8 +59,9 @@ struct InputType {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const auto p = package::read_package(std::span<const std::uint8_t>(data, size), "fuzz.jpk",
-                                         package::ReadOptions{.check_toolchain = false});
+    std::vector<std::uint8_t> file(data, data + size);
+    package::craft::reseal(file);
+    const auto p = package::read_package(file, "fuzz.jpk", package::ReadOptions{.check_toolchain = false});
     if (!p.ok()) {
         check.well_formed(p.error(), "read");
         return 0;
