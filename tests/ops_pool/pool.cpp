@@ -294,6 +294,62 @@ TEST_CASE("pool rule window-holds-input: an all-padding or dilated-past window h
     CHECK_RULE(call<MaxPool>({f1d({1})}, mx({2}, {1}, {1, 1}, 0, {2})), "window-holds-input");  // reads -1 and 1
 }
 
+// check_windows_hold_input finds the first empty window without visiting every output position (issue 26: a huge
+// extent made MaxPool's inference loop 2^40 times). Against the plain scan of every window, on every small case.
+TEST_CASE("pool rule window-holds-input: the direct check equals the scan of every window, and is not a loop") {
+    int cases = 0, refused = 0;
+    for (std::int64_t L = 0; L <= 6; ++L)
+        for (std::int64_t k = 1; k <= 4; ++k)
+            for (std::int64_t s = 1; s <= 4; ++s)
+                for (std::int64_t d = 1; d <= 4; ++d)
+                    for (std::int64_t pb = 0; pb <= 6; ++pb)
+                        for (std::int64_t pe = 0; pe <= 6; pe += 3)
+                            for (bool ceil : {false, true}) {
+                                WindowParams w{Dims{k}, Dims{s}, Dims{d}, Dims{pb}, Dims{pe}, ceil};
+                                const Shape in{1, 1, L};
+                                const auto out = window_output_shape(in, w, "pool");
+                                if (!out.ok()) continue;
+                                ++cases;
+                                std::string want;  // the plain scan: the first window with no input position
+                                for (std::int64_t o = 0; o < (*out)[2] && want.empty(); ++o) {
+                                    bool holds = false;
+                                    for (std::int64_t j = 0; j < k; ++j) {
+                                        const std::int64_t x = o * s - pb + j * d;
+                                        holds = holds || (x >= 0 && x < L);
+                                    }
+                                    if (!holds) want = "spatial axis 0 output " + std::to_string(o);
+                                }
+                                const Status got = ops::detail::check_windows_hold_input(in, w, *out, "pool");
+                                CAPTURE(L);
+                                CAPTURE(k);
+                                CAPTURE(s);
+                                CAPTURE(d);
+                                CAPTURE(pb);
+                                CAPTURE(pe);
+                                CAPTURE(ceil);
+                                REQUIRE(got.ok() == want.empty());
+                                if (!got.ok()) {
+                                    ++refused;
+                                    CHECK(got.error().rule == "window-holds-input");
+                                    CHECK(got.error().position == want);
+                                }
+                            }
+    CHECK(cases > 10000);
+    CHECK(refused > 1000);
+    // a 2^39-long axis: inference answers at once (it scanned every output position)
+    const ops::TensorType big{DType::f32, Shape{1, 1, std::int64_t{1} << 39}, std::nullopt};
+    const auto t = infer_with<MaxPool>(std::span<const ops::TensorType>(&big, 1),
+                                       AttrMap{{"kernel_shape", std::vector<std::int64_t>{2}}});
+    REQUIRE(t.ok());
+    CHECK(t->shape == Shape{1, 1, (std::int64_t{1} << 39) - 1});
+    // a dilation larger than the input with more windows in the padding than the check examines one by one
+    WindowParams w{Dims{2}, Dims{1}, Dims{8}, Dims{std::int64_t{1} << 20}, Dims{0}, false};
+    const Shape in{1, 1, 4};
+    const auto out = window_output_shape(in, w, "pool");
+    REQUIRE(out.ok());
+    CHECK(ops::detail::check_windows_hold_input(in, w, *out, "pool").error().rule == "window-scan-limit");
+}
+
 TEST_CASE("pool rule window-fits-padded-input: a kernel larger than the padded input") {
     CHECK_RULE(call<MaxPool>({f1d({1, 2, 3})}, mx({5}, {}, {})), "window-fits-padded-input");
 }

@@ -13,7 +13,9 @@
 // other than NOTSET is an error ("pads-with-auto-pad"). Global pools: kernel = all spatial extents, no padding.
 // Every output window must hold at least one input element (rule "window-holds-input"): an all-padding window
 // (possible with pads >= kernel, or dilation stepping over a short input) has no ONNX-defined value (ONNX Runtime
-// refuses pads >= kernel; PyTorch refuses pads > kernel / 2), so Janus refuses it instead of inventing one.
+// refuses pads >= kernel; PyTorch refuses pads > kernel / 2), so Janus refuses it instead of inventing one. The
+// check costs O(1) per axis, except for a dilation larger than the input, where at most 2^16 windows starting in the
+// padding are examined (rule "window-scan-limit" beyond).
 //
 // | op               | kind  | init      | pre               | combine | post                                        |
 // |------------------|-------|-----------|-------------------|---------|---------------------------------------------|
@@ -179,19 +181,44 @@ inline Result<WindowParams> pool_geometry(const Shape& in, const std::string& au
     return p;
 }
 
+/// Most windows starting in the padding that check_windows_hold_input examines one by one (see there).
+inline constexpr std::int64_t max_scanned_windows = std::int64_t{1} << 16;
+
 /// Rule "window-holds-input": every output window covers at least one input element (per axis: the window box is
-/// a product, so it is empty iff one axis range is).
+/// a product, so it is empty iff one axis range is). The first empty window is found without visiting every output
+/// position (a huge extent made inference loop 2^40 times, issue 26). Per axis, with first = o s - pad_begin:
+///   - a window starting inside the input (0 <= first < L) holds its first position;
+///   - one starting at or past the input's end (first >= L) is empty: the first is o = ceil((L + pad_begin) / s);
+///   - one starting in the padding (first < 0): when the dilation d <= L its positions are d apart, so the first
+///     one at or past 0 lies in [0, d), inside the input, and the window is empty only when the kernel ends before
+///     it, which is likeliest for o = 0: that window alone is checked. When d > L the windows are checked one by
+///     one, at most max_scanned_windows of them (rule window-scan-limit beyond: a dilation larger than the input
+///     with that many windows in the padding).
 inline Status check_windows_hold_input(const Shape& in, const WindowParams& n, const Shape& out,
                                        const std::string& what) {
     for (int a = 0; a < in.size() - 2; ++a) {
-        for (std::int64_t o = 0; o < out[2 + a]; ++o) {
-            const std::int64_t first = o * n.strides[a] - n.pads_begin[a];
-            if (kernel_range(first, n.dilations[a], n.kernel[a], 0, in[2 + a]).count() == 0)
-                return make_error(what, "spatial axis " + std::to_string(a) + " output " + std::to_string(o),
-                                  "window-holds-input",
-                                  "this window covers only padding (or skips every input position by dilation): "
-                                  "its pooled value is undefined");
+        const std::int64_t L = in[2 + a], s = n.strides[a], d = n.dilations[a], pb = n.pads_begin[a], N = out[2 + a];
+        const auto empty = [&](std::int64_t o) { return kernel_range(o * s - pb, d, n.kernel[a], 0, L).count() == 0; };
+        const auto refuse = [&](std::int64_t o) {
+            return make_error(what, "spatial axis " + std::to_string(a) + " output " + std::to_string(o),
+                              "window-holds-input",
+                              "this window covers only padding (or skips every input position by dilation): its "
+                              "pooled value is undefined");
+        };
+        const std::int64_t in_padding = std::min(N, ceil_div_pos(pb, s));  // windows with first < 0
+        if (d <= L) {
+            if (in_padding > 0 && empty(0)) return refuse(0);
+        } else {
+            if (in_padding > max_scanned_windows)
+                return make_error(what, "spatial axis " + std::to_string(a), "window-scan-limit",
+                                  std::to_string(in_padding) + " windows start in the padding and the dilation " +
+                                      std::to_string(d) + " exceeds the input extent " + std::to_string(L) +
+                                      "; Janus checks at most " + std::to_string(max_scanned_windows) +
+                                      " such windows for one that covers only padding");
+            for (std::int64_t o = 0; o < in_padding; ++o)
+                if (empty(o)) return refuse(o);
         }
+        if (const std::int64_t past = ceil_div_pos(L + pb, s); past < N) return refuse(past);
     }
     return ok_status();
 }
