@@ -666,6 +666,12 @@ notmp "$O"
 # janusc must refuse it with exit 2 and the rule, within bounded peak memory (getrusage RUSAGE_CHILDREN of the one
 # child: python3 runs it; janusc alone is about 13 MB) and time (60 s), and leave no file behind.
 H=$SRC/tests/hostile
+# The time and peak-RSS bounds are the gcc-release build's (issue 26). A sanitized janusc (the asan preset: ASan and
+# UBSan at -O0) runs 10-30x slower and holds more memory, so under a sanitizer the RSS bound is not checked and the
+# two slowest simulator loops (vec, seq: 2.4 s in gcc-release, over 60 s under ASan) are skipped; the DMA and MAC
+# loops still reach the cycle and work limits there.
+sanitized=0
+grep -aq __asan_init "$J" && sanitized=1
 # bounded MAX_MB RULE CMD...: exit 2, "[RULE]" on stderr, peak RSS under MAX_MB, no file left in the output dir
 bounded() {
     local max_mb=$1 rule=$2
@@ -687,7 +693,11 @@ print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, "%.2f"
     read -r rc mb secs <<<"$got"
     if [ "$rc" = 2 ]; then ok; else fail "exit $rc (want 2): $*"; sed 's/^/  stderr: /' "$T/err" >&2; fi
     has "$T/err" "[$rule]"
-    if [ "$mb" -le "$max_mb" ]; then ok; else fail "peak RSS $mb MB (at most $max_mb MB): $*"; fi
+    if [ "$sanitized" = 1 ] || [ "$mb" -le "$max_mb" ]; then
+        ok
+    else
+        fail "peak RSS $mb MB (at most $max_mb MB): $*"
+    fi
     [ -z "$(ls -A "$T/hostile-out")" ] && ok || fail "files left behind: $* ($(ls -A "$T/hostile-out"))"
     echo "  hostile: $rule: exit $rc, peak RSS $mb MB, $secs s: ${*#"$J" }" >&2
 }
@@ -730,10 +740,11 @@ bounded 64 work-limit "$J" sim "$H/sim_dma_loop.s" --max-dma-bytes 1048576
 has "$T/err" "the run would pass 1048576 DMA bytes"
 bounded 64 work-limit "$J" sim "$H/sim_mac_loop.s"
 has "$T/err" "multiply-accumulates"
-bounded 64 cycle-limit "$J" sim "$H/sim_vec_loop.s"  # 16 lanes a cycle: the cycles run out with the VEC ops
+[ "$sanitized" = 1 ] ||  # 16 lanes a cycle: the cycles run out with the VEC ops
+    bounded 64 cycle-limit "$J" sim "$H/sim_vec_loop.s"
 bounded 64 work-limit "$J" sim "$H/sim_vec_loop.s" --max-vec-ops 1048576
 has "$T/err" "the run would pass 1048576 VEC and LUT element operations"
-bounded 64 cycle-limit "$J" sim "$H/sim_seq_loop.s"
+[ "$sanitized" = 1 ] || bounded 64 cycle-limit "$J" sim "$H/sim_seq_loop.s"
 bounded 64 cycle-limit "$J" run "$SRC/tests/onnx/fixtures/mobilenet_v2_tiny.onnx" -o "$T/hostile-out/o" \
     -i "input=$SRC/tests/onnx/fixtures/mobilenet_v2_tiny.in0.npy" --max-cycles 1000
 
