@@ -30,6 +30,20 @@ def unshaped(name):
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, None)
 
 
+def qdq_avgpool(n, k, pad_begin, pad_end, stride=1):
+    """int8 [1, 1, n, n] -> DequantizeLinear -> AveragePool (count_include_pad=0) -> QuantizeLinear."""
+    from onnx import TensorProto, helper
+    scalar = lambda name, v: helper.make_tensor(name, TensorProto.FLOAT, [], [v])
+    zero = helper.make_tensor("zp", TensorProto.INT8, [], [0])
+    nodes = [helper.make_node("DequantizeLinear", ["x", "s_in", "zp"], ["xf"]),
+             helper.make_node("AveragePool", ["xf"], ["yf"], kernel_shape=[k, k], strides=[stride, stride],
+                              pads=[pad_begin, pad_begin, pad_end, pad_end], count_include_pad=0),
+             helper.make_node("QuantizeLinear", ["yf", "s_out", "zp"], ["y"])]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 1, n, n])],
+                 [helper.make_tensor_value_info("y", TensorProto.INT8, None)],
+                 [scalar("s_in", 0.5), scalar("s_out", 0.25), zero])
+
+
 def files():
     """The committed files (python3-onnx: /usr/bin/python3 on Debian)."""
     from onnx import TensorProto, helper
@@ -51,6 +65,12 @@ def files():
         "expand_4gib.onnx": model([helper.make_node("Expand", ["c", "shape"], ["y"])], [], [unshaped("y")],
                                   [helper.make_tensor("c", TensorProto.FLOAT, [1], [1.0]),
                                    helper.make_tensor("shape", TensorProto.INT64, [2], [p15, p15])]),
+        # a QDQ AveragePool over a 16384 x 16384 int8 input: its plan needs only the denominators 4, 6 and 9, but it
+        # allocated one per output position (2 GB and 11 s in janusc compile); compile must stay small and fast
+        "avgpool_16k.onnx": qdq_avgpool(16384, 3, 1, 1),
+        # per axis, windows holding 1 and 2^15 - 1 input positions: counts 1 .. 2^30 would need an 8 GiB multiplier
+        # table (rule pool-count-table)
+        "avgpool_table_2e30.onnx": qdq_avgpool(1 << 15, 1 << 15, (1 << 15) - 1, 1, stride=1 << 15),
         # 4 instructions: 2^28 fills of 64 KiB (16 TiB of memset, 10^12 cycles)
         "sim_dma_loop.s": "; issue 26: nested loops around one large dma.fill (janusc sim: cycle-limit / work-limit)\n"
                           "loop 16384, 2\nloop 16384, 1\ndma.fill r0, 0, 65536\nhalt\n",

@@ -3,6 +3,7 @@
 // quantized epilogues on hand-computed values, the NaN rule, and a CHECK_RULE test for every rule the ops enforce.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -428,6 +429,32 @@ TEST_CASE("pool rule requantize-left-shift-fits-int32: a count-1 corner with a h
                "requantize-left-shift-fits-int32");
     // the same geometry with s_in = s_out is accepted (the clamp limit shrinks the shifted range)
     CHECK(AveragePool::plan(std::array{in}, a, TensorType{DType::i8, t->shape, quant(DType::i8, 1.0f, 0)}, janus::numeric::default_rounding_mode).ok());
+}
+
+// The plan needs only the denominators that occur: window_count_values, never a tensor over the output (issue 26: a
+// 253-byte model with a 16384 x 16384 AveragePool made `janusc compile` allocate 2 GB and take 11 s).
+TEST_CASE("quantized AveragePool plan: denominators without visiting the output; rule pool-count-table") {
+    const std::int64_t n = 16384;
+    const TensorType in{DType::i8, {1, 1, n, n}, quant(DType::i8, 0.5f, 0)};
+    const TensorType out{DType::i8, {1, 1, n, n}, quant(DType::i8, 0.25f, 0)};
+    const auto p = AveragePool::plan(std::array{in}, avg({3, 3}, {1, 1}, {1, 1, 1, 1}, 0), out,
+                                     janus::numeric::default_rounding_mode);
+    REQUIRE(p.ok());
+    CHECK(p->min_count == 4);  // a corner
+    CHECK(p->max_count == 9);
+    CHECK(p->table.size() == 6);
+    CHECK(p->table[1].multiplier == p->table[0].multiplier);  // 5 never occurs: it repeats 4's entry
+    CHECK(p->table[2].value() != p->table[0].value());  // 6 (an edge) has its own
+    // per axis, windows of 1 and 2^15 - 1 input positions: counts 1 .. (2^15 - 1)^2, a table of 2^30 entries
+    const std::int64_t k = std::int64_t{1} << 15;
+    const TensorType tin{DType::i8, {1, 1, k, k}, quant(DType::i8, 1.0f, 0)};
+    const auto a = avg({k, k}, {k, k}, {k - 1, k - 1, 1, 1}, 0);
+    const auto t = AveragePool::infer(std::array{tin}, a);
+    REQUIRE(t.ok());
+    CHECK(t->shape == Shape{1, 1, 2, 2});
+    CHECK_RULE(AveragePool::plan(std::array{tin}, a, TensorType{DType::i8, t->shape, quant(DType::i8, 1.0f, 0)},
+                                 janus::numeric::default_rounding_mode),
+               "pool-count-table");
 }
 
 // ---- The rq_indexed primitive (expr.hpp) the average epilogue is built on ------------------------------------------

@@ -3,6 +3,7 @@
 // Expected values are hand-computed (and cross-checked with a separate Python script while writing the test).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -295,4 +296,102 @@ TEST_CASE("window refuses an integer sum that could leave int32, and a wrong out
                                  params2({3, 3}, {}, {}, {}, {}), DenominatorPolicy::fixed, s)
               .ok());
     CHECK(s.to_vector<std::int32_t>() == std::vector<std::int32_t>{9 * 255});
+}
+
+// window_count_values (what a plan needs: the denominators that occur) visits only the windows the policy's bounds
+// clip, never every output position (issue 26: a 16384 x 16384 AveragePool made compile allocate 2 GB). Against
+// the plain definition, a count of kernel positions per window, on every small 1-D case and on products of them.
+TEST_CASE("window_count_values equals the set of every window's count, and does not visit every window") {
+    const DenominatorPolicy policies[] = {DenominatorPolicy::count_include_pad, DenominatorPolicy::count_valid,
+                                          DenominatorPolicy::fixed};
+    // the plain count of window o along one axis: kernel positions inside [lo, hi)
+    const auto plain_counts = [](std::int64_t L, const WindowParams& w, std::int64_t N, DenominatorPolicy policy) {
+        std::vector<std::int64_t> c;
+        for (std::int64_t o = 0; o < N; ++o) {
+            std::int64_t n = 0;
+            for (std::int64_t j = 0; j < w.kernel[0]; ++j) {
+                const std::int64_t x = o * w.strides[0] - w.pads_begin[0] + j * w.dilations[0];
+                const bool in = policy == DenominatorPolicy::fixed ||
+                                (policy == DenominatorPolicy::count_valid ? x >= 0 && x < L
+                                                                          : x >= -w.pads_begin[0] && x < L + w.pads_end[0]);
+                n += in ? 1 : 0;
+            }
+            c.push_back(n);
+        }
+        return c;
+    };
+    const auto distinct = [](std::vector<std::int64_t> v) {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        return v;
+    };
+    struct Axis { std::int64_t L; WindowParams w; std::vector<std::int64_t> counts; };
+    std::vector<Axis> axes[3];  // per policy: every valid 1-D case, kept for the 2-D products
+    int cases = 0;
+    for (int pi = 0; pi < 3; ++pi)
+        for (std::int64_t L = 1; L <= 6; ++L)
+            for (std::int64_t k = 1; k <= 4; ++k)
+                for (std::int64_t s = 1; s <= 4; ++s)
+                    for (std::int64_t d = 1; d <= 3; ++d)
+                        for (std::int64_t pb = 0; pb <= 5; ++pb)
+                            for (std::int64_t pe = 0; pe <= 5; pe += 2)
+                                for (bool ceil : {false, true}) {
+                                    const WindowParams w{Dims{k}, Dims{s}, Dims{d}, Dims{pb}, Dims{pe}, ceil};
+                                    const Shape in{1, 1, L};
+                                    const auto out = window_output_shape(in, w);
+                                    if (!out.ok()) continue;
+                                    ++cases;
+                                    const auto want = plain_counts(L, w, (*out)[2], policies[pi]);
+                                    const auto got = window_count_values(in, w, policies[pi]);
+                                    CAPTURE(pi);
+                                    CAPTURE(L);
+                                    CAPTURE(k);
+                                    CAPTURE(s);
+                                    CAPTURE(d);
+                                    CAPTURE(pb);
+                                    CAPTURE(pe);
+                                    CAPTURE(ceil);
+                                    REQUIRE(got.ok());
+                                    REQUIRE(*got == distinct(want));
+                                    if (cases % 7 == 0) axes[pi].push_back({L, w, want});
+                                }
+    CHECK(cases > 15000);
+    // 2-D: the window is a box, its count the product of the two axes' counts
+    int products = 0;
+    for (int pi = 0; pi < 3; ++pi)
+        for (std::size_t i = 0; i < axes[pi].size(); i += 5)
+            for (std::size_t j = 1; j < axes[pi].size(); j += 11) {
+                const Axis &a = axes[pi][i], &b = axes[pi][j];
+                const WindowParams w = params2({a.w.kernel[0], b.w.kernel[0]}, {a.w.strides[0], b.w.strides[0]},
+                                               {a.w.dilations[0], b.w.dilations[0]},
+                                               {a.w.pads_begin[0], b.w.pads_begin[0]},
+                                               {a.w.pads_end[0], b.w.pads_end[0]}, a.w.ceil_mode);
+                if (a.w.ceil_mode != b.w.ceil_mode) continue;
+                std::vector<std::int64_t> want;
+                for (auto x : a.counts)
+                    for (auto y : b.counts) want.push_back(x * y);
+                const auto got = window_count_values(Shape{1, 1, a.L, b.L}, w, policies[pi]);
+                REQUIRE(got.ok());
+                CHECK(*got == distinct(want));
+                ++products;
+            }
+    CHECK(products > 1000);
+    // a 2^20 x 2^20 output: a 3x3 window with padding 1 has counts 4, 6, 9 (valid) and only 9 with the padding
+    const std::int64_t big = std::int64_t{1} << 20;
+    const auto p = params2({3, 3}, {}, {}, {1, 1}, {1, 1});
+    CHECK(window_count_values(Shape{1, 1, big, big}, p, DenominatorPolicy::count_valid).value() ==
+          std::vector<std::int64_t>{4, 6, 9});
+    CHECK(window_count_values(Shape{1, 1, big, big}, p, DenominatorPolicy::count_include_pad).value() ==
+          std::vector<std::int64_t>{9});
+    // rule window-scan-limit: 2^17 clipped windows along one axis (pads as large as the kernel), or more distinct
+    // products than that
+    const std::int64_t k17 = std::int64_t{1} << 17;
+    CHECK_RULE(window_count_values(Shape{1, 1, k17}, params2({k17}, {}, {}, {k17 - 1}, {0}), DenominatorPolicy::count_valid),
+               "window-scan-limit");
+    CHECK(window_count_values(Shape{1, 1, 512}, params2({512}, {}, {}, {511}, {0}), DenominatorPolicy::count_valid)
+              .value()
+              .size() == 512);
+    CHECK_RULE(window_count_values(Shape{1, 1, 512, 512}, params2({512, 512}, {}, {}, {511, 511}, {0, 0}),
+                                   DenominatorPolicy::count_valid),
+               "window-scan-limit");
 }

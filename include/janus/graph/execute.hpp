@@ -12,6 +12,7 @@
 // is what a run holds: the caller's memory budget applies to it (issue 26).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <span>
@@ -116,8 +117,9 @@ inline std::vector<Tensor> seeded_inputs(const Graph& g, std::uint64_t seed) {
         Tensor x = Tensor::zeros(t.dtype, t.shape, t.quant);
         visit_dtype(t.dtype, [&](auto ty) {
             using T = typename decltype(ty)::type;
-            std::vector<T> vals(static_cast<std::size_t>(x.elements()));
-            for (auto& e : vals) {
+            std::byte* dst = x.data();  // zeros() is dense and row-major: written in place, no copy (issue 26)
+            for (std::int64_t i = 0; i < x.elements(); ++i) {
+                T e{};
                 const std::uint64_t r = next();
                 if constexpr (expr::is_float_v<T>) {
                     e = static_cast<T>(static_cast<double>(r >> 40) / 8388608.0 - 1.0);  // 24 bits: [-1, 1)
@@ -126,8 +128,8 @@ inline std::vector<Tensor> seeded_inputs(const Graph& g, std::uint64_t seed) {
                 } else {
                     e = static_cast<T>(static_cast<std::int64_t>(r >> 56) - 128);
                 }
+                std::memcpy(dst + static_cast<std::size_t>(i) * sizeof(T), &e, sizeof(T));
             }
-            x = Tensor::from<T>(t.shape, vals, t.quant);
         });
         in.push_back(std::move(x));
     }

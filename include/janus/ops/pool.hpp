@@ -40,7 +40,9 @@
 //     A5: volume * max|x - zp_in| must fit int32). The divisor varies per position, so the epilogue multiplies by
 //     a per-count table M[k] = quantize_multiplier(s_in / (s_out k 2^S)) (expr's rq_indexed, round_double):
 //       q = sat(round_double((clamp(acc, +-Lc) * 2^S) * M[count]) + zp_out).
-//     The table is dense over [min_count, max_count] (8 bytes an entry); only counts that occur get a multiplier.
+//     The table is dense over [min_count, max_count] (8 bytes an entry, at most 2^22 of them: rule
+//     "pool-count-table"); only counts that occur get a multiplier. The plan finds them with window_count_values,
+//     never by visiting every output position (rule "window-scan-limit" past 2^16 clipped windows per axis).
 //     Lc = min(volume * max|x - zp_in|, ceil(512 * max_count * s_out / s_in)): beyond it every count saturates the
 //     output, so the clamp never changes a result; it bounds the shifted accumulator for every valid scale pair.
 //     S (pre-shift, 0..20) is the largest with Lc * 2^S <= 2^30 and s_in / (s_out max_count 2^S) >= 2^-31: it puts
@@ -129,6 +131,10 @@ struct PoolResult {
     WindowStats stats;
 };
 
+/// Most entries of an average pool's multiplier table (32 MiB): max_count - min_count < this (rule
+/// "pool-count-table"; a 250-byte model can ask for counts 1 and 2^30 and so for an 8 GiB table).
+inline constexpr std::int64_t max_count_table = std::int64_t{1} << 22;
+
 /// Everything a pooling node computes, decided from types alone.
 struct PoolPlan {
     WindowParams window;          ///< normalized geometry (explicit pads, auto_pad resolved)
@@ -180,9 +186,6 @@ inline Result<WindowParams> pool_geometry(const Shape& in, const std::string& au
     }
     return p;
 }
-
-/// Most windows starting in the padding that check_windows_hold_input examines one by one (see there).
-inline constexpr std::int64_t max_scanned_windows = std::int64_t{1} << 16;
 
 /// Rule "window-holds-input": every output window covers at least one input element (per axis: the window box is
 /// a product, so it is empty iff one axis range is). The first empty window is found without visiting every output
@@ -282,10 +285,14 @@ struct pool_op {
         p.zp_out = out.quant->zero_point();
         if constexpr (average) {
             // Every count that occurs gets its own multiplier (one rounding per output).
-            JANUS_TRY(Tensor counts, window_counts(x.shape, p.window, p.policy, what));
-            const auto c = counts.to_vector<std::int32_t>();
-            p.min_count = *std::min_element(c.begin(), c.end());  // >= 1: window-holds-input
-            p.max_count = *std::max_element(c.begin(), c.end());
+            JANUS_TRY(const std::vector<std::int64_t> c, window_count_values(x.shape, p.window, p.policy, what));
+            p.min_count = static_cast<std::int32_t>(c.front());  // >= 1: window-holds-input
+            p.max_count = static_cast<std::int32_t>(c.back());   // <= the kernel volume <= 2^31 - 1
+            if (p.max_count - p.min_count >= max_count_table)
+                return make_error(what, "", "pool-count-table",
+                                  "the window's count runs from " + std::to_string(p.min_count) + " to " +
+                                      std::to_string(p.max_count) + ": the multiplier table would hold more than " +
+                                      std::to_string(max_count_table) + " entries");
             // Lc: beyond it |acc * s_in / (s_out k)| >= 512 for every k <= max_count: the output saturates anyway.
             const std::int64_t span = std::max<std::int64_t>(std::abs(quant_lo(x.dtype) - p.zp_in),
                                                              std::abs(quant_hi(x.dtype) - p.zp_in));

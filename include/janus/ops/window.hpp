@@ -48,6 +48,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include <janus/layout/iterate.hpp>
 #include <janus/layout/view.hpp>
@@ -217,6 +218,16 @@ inline Result<Shape> window_output_shape(const Shape& in, const WindowParams& p,
     return out;
 }
 
+namespace detail {
+/// The denominator of output position o along spatial axis a (the window's count is the product over the axes).
+inline std::int64_t axis_count(const Shape& in, const WindowParams& n, DenominatorPolicy policy, int a, std::int64_t o) {
+    const std::int64_t first = o * n.strides[a] - n.pads_begin[a], L = in[2 + a];
+    if (policy == DenominatorPolicy::fixed) return n.kernel[a];
+    if (policy == DenominatorPolicy::count_valid) return kernel_range(first, n.dilations[a], n.kernel[a], 0, L).count();
+    return kernel_range(first, n.dilations[a], n.kernel[a], -n.pads_begin[a], L + n.pads_end[a]).count();
+}
+}  // namespace detail
+
 /// The denominator of every output position: int32 [1, 1, O..] (see the policies above).
 inline Result<Tensor> window_counts(const Shape& in, const WindowParams& p, DenominatorPolicy policy,
                                     const std::string& what = "window") {
@@ -228,19 +239,66 @@ inline Result<Tensor> window_counts(const Shape& in, const WindowParams& p, Deno
     Tensor counts = Tensor::zeros(DType::i32, cs);
     for_each_index(cs, [&](const Dims& o) {
         std::int64_t c = 1;
-        for (int a = 0; a < in.size() - 2; ++a) {
-            const std::int64_t first = o[2 + a] * n.strides[a] - n.pads_begin[a];
-            const std::int64_t L = in[2 + a];
-            if (policy == DenominatorPolicy::fixed) c *= n.kernel[a];
-            else if (policy == DenominatorPolicy::count_valid)
-                c *= detail::kernel_range(first, n.dilations[a], n.kernel[a], 0, L).count();
-            else
-                c *= detail::kernel_range(first, n.dilations[a], n.kernel[a], -n.pads_begin[a], L + n.pads_end[a])
-                         .count();
-        }
+        for (int a = 0; a < in.size() - 2; ++a) c *= detail::axis_count(in, n, policy, a, o[2 + a]);
         counts.set<std::int32_t>(o, static_cast<std::int32_t>(c));  // <= kernel volume <= 2^31 - 1
     });
     return counts;
+}
+
+/// Most windows a geometry check or a denominator scan examines one by one along an axis, and most distinct
+/// denominators window_count_values combines (rule "window-scan-limit" beyond).
+inline constexpr std::int64_t max_scanned_windows = std::int64_t{1} << 16;
+
+/// The values window_counts takes, ascending and each once, in time and memory independent of the output's size:
+/// a plan needs only these (a 253-byte model whose AveragePool has a 16384 x 16384 output made `janusc compile`
+/// allocate 2 GB and spend 11 s on window_counts, issue 26). Along axis a, a window the policy's bounds [lo, hi)
+/// do not clip (lo <= first and first + (k - 1) d < hi) counts the whole kernel k; the clipped ones lie at the two
+/// ends, o < ceil((lo + pad_begin) / s) and o >= ceil((hi + pad_begin - (k - 1) d) / s), and only they are visited.
+/// Rule "window-scan-limit": more than max_scanned_windows clipped windows along one axis, or more than that many
+/// distinct products.
+inline Result<std::vector<std::int64_t>> window_count_values(const Shape& in, const WindowParams& p,
+                                                             DenominatorPolicy policy,
+                                                             const std::string& what = "window") {
+    JANUS_TRY(Shape out, window_output_shape(in, p, what));
+    JANUS_TRY(WindowParams n, normalize_window(p, in.size() - 2, what));
+    std::vector<std::int64_t> values{1};
+    for (int a = 0; a < in.size() - 2; ++a) {
+        const std::string axis = "spatial axis " + std::to_string(a);
+        const std::int64_t N = out[2 + a], s = n.strides[a], pb = n.pads_begin[a];
+        std::int64_t left = 0, right = N;  // clipped: o in [0, left) or [right, N)
+        if (policy != DenominatorPolicy::fixed) {
+            const bool valid = policy == DenominatorPolicy::count_valid;
+            const std::int64_t lo = valid ? 0 : -pb, hi = in[2 + a] + (valid ? 0 : n.pads_end[a]);
+            left = std::min(N, detail::ceil_div_pos(lo + pb, s));
+            const std::int64_t r = hi + pb - (n.kernel[a] - 1) * n.dilations[a];  // > -2^63: max_window_param
+            right = std::max(left, r <= 0 ? 0 : std::min(N, detail::ceil_div_pos(r, s)));
+        }
+        if (left + (N - right) > max_scanned_windows)
+            return make_error(what, axis, "window-scan-limit",
+                              std::to_string(left + (N - right)) + " windows are clipped by the " +
+                                  (policy == DenominatorPolicy::count_valid ? "input's" : "padded input's") +
+                                  " bounds; Janus computes the denominators of at most " +
+                                  std::to_string(max_scanned_windows) + " such windows per axis");
+        std::vector<std::int64_t> counts;
+        if (left < right) counts.push_back(n.kernel[a]);
+        for (std::int64_t o = 0; o < left; ++o) counts.push_back(detail::axis_count(in, n, policy, a, o));
+        for (std::int64_t o = right; o < N; ++o) counts.push_back(detail::axis_count(in, n, policy, a, o));
+        std::sort(counts.begin(), counts.end());
+        counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+        if (values.size() * counts.size() > static_cast<std::size_t>(max_scanned_windows))
+            return make_error(what, axis, "window-scan-limit",
+                              "the windows' denominators take more than " + std::to_string(max_scanned_windows) +
+                                  " distinct values (" + std::to_string(counts.size()) + " along this axis times " +
+                                  std::to_string(values.size()) + " before it)");
+        std::vector<std::int64_t> next;
+        next.reserve(values.size() * counts.size());
+        for (const std::int64_t v : values)
+            for (const std::int64_t c : counts) next.push_back(v * c);  // <= kernel volume <= 2^31 - 1
+        std::sort(next.begin(), next.end());
+        next.erase(std::unique(next.begin(), next.end()), next.end());
+        values = std::move(next);
+    }
+    return values;
 }
 
 /// Run a window: pre (map), combine over each window, post (map over {acc, count}) into `out`, whose shape must be
