@@ -44,6 +44,19 @@ def qdq_avgpool(n, k, pad_begin, pad_end, stride=1):
                  [scalar("s_in", 0.5), scalar("s_out", 0.25), zero])
 
 
+def qdq_resize(rows):
+    """int8 [1, 1, 2, 1] -> DequantizeLinear -> nearest Resize to [1, 1, rows, 1] -> QuantizeLinear."""
+    from onnx import TensorProto, helper
+    nodes = [helper.make_node("DequantizeLinear", ["x", "s", "zp"], ["xf"]),
+             helper.make_node("Resize", ["xf", "", "", "sizes"], ["yf"], mode="nearest"),
+             helper.make_node("QuantizeLinear", ["yf", "s", "zp"], ["y"])]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 1, 2, 1])],
+                 [helper.make_tensor_value_info("y", TensorProto.INT8, None)],
+                 [helper.make_tensor("s", TensorProto.FLOAT, [], [0.5]),
+                  helper.make_tensor("zp", TensorProto.INT8, [], [0]),
+                  helper.make_tensor("sizes", TensorProto.INT64, [4], [1, 1, rows, 1])])
+
+
 def files():
     """The committed files (python3-onnx: /usr/bin/python3 on Debian)."""
     from onnx import TensorProto, helper
@@ -71,6 +84,11 @@ def files():
         # per axis, windows holding 1 and 2^15 - 1 input positions: counts 1 .. 2^30 would need an 8 GiB multiplier
         # table (rule pool-count-table)
         "avgpool_table_2e30.onnx": qdq_avgpool(1 << 15, 1 << 15, (1 << 15) - 1, 1, stride=1 << 15),
+        # a nearest Resize to 2^22 rows: one pixel copy per row, 25 M instructions (4 GB, 25 s, a 200 MB package);
+        # the lowering refuses an output extent above the program cap before making its tables (program-size)
+        "resize_4m_rows.onnx": qdq_resize(1 << 22),
+        # 2^20 rows pass that first check: the builder's own cap stops the emission at 2^20 instructions
+        "resize_1m_rows.onnx": qdq_resize(1 << 20),
         # 4 instructions: 2^28 fills of 64 KiB (16 TiB of memset, 10^12 cycles)
         "sim_dma_loop.s": "; issue 26: nested loops around one large dma.fill (janusc sim: cycle-limit / work-limit)\n"
                           "loop 16384, 2\nloop 16384, 1\ndma.fill r0, 0, 65536\nhalt\n",

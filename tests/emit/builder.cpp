@@ -127,6 +127,20 @@ TEST_CASE("emit checks each instruction at once: unknown mnemonic, operand count
     CHECK(d.status().error().input == "k:instruction 0");
 }
 
+TEST_CASE("program-size: at most max_program_instructions; the attempt that passes it rolls back cleanly") {
+    Builder b("k");
+    bool all = true;
+    for (std::int64_t i = 0; i < max_program_instructions; ++i) all = all && b.emit("nop", {}).ok();
+    REQUIRE(all);
+    {
+        auto t = b.transaction();  // the lowering's attempt at one more node: refused, then taken back
+        CHECK_RULE(b.emit("nop", {}), "program-size");
+        CHECK(b.status().error().position == "instruction " + std::to_string(max_program_instructions));
+    }
+    CHECK(b.status().ok());
+    CHECK(b.size() == static_cast<std::size_t>(max_program_instructions));
+}
+
 TEST_CASE("loops: body length filled in, nesting 2, body 1..1024, count 1..16384; count 0 emits nothing") {
     Builder b("k");
     REQUIRE(b.loop(3, "outer", [&]() -> Status {

@@ -115,6 +115,21 @@ TEST_CASE("Resize refusals") {
     CHECK_RULE(lower_resize(b, nearest({1, 1, 2, 2}), X, DramArray{3, 0, {1, 8, 7, 16}, 16, qi}, janus::numeric::default_rounding_mode),
                "output-type-matches-inference");
     CHECK_RULE(lower_resize(b, nearest({1, 1, 2, 2}), DramArray{2, 0, {4, 16}, 16, qi}, Y, janus::numeric::default_rounding_mode), "lower-resize-layout");
+    // program-size, before any index table is made: an output extent above emit::max_program_instructions (a
+    // 300-byte model asked for 2^22 rows of copies: 25 M instructions, 4 GB), or more row copies than that (2^20
+    // rows x 2 column classes)
+    const DramArray tiny{2, 0, {1, 2, 2, 16}, 16, qi};
+    const std::int64_t cap = max_program_instructions;
+    const auto sized = [](std::int64_t h, std::int64_t w) { return nearest({}, "asymmetric", "floor", {1, 16, h, w}); };
+    CHECK_RULE(lower_resize(b, sized(2 * cap, 2), tiny, DramArray{3, 0, {1, 2 * cap, 2, 16}, 16, qi},
+                            janus::numeric::default_rounding_mode),
+               "program-size");
+    CHECK_RULE(lower_resize(b, sized(2, 2 * cap), tiny, DramArray{3, 0, {1, 2, 2 * cap, 16}, 16, qi},
+                            janus::numeric::default_rounding_mode),
+               "program-size");
+    CHECK_RULE(lower_resize(b, sized(cap, 3), tiny, DramArray{3, 0, {1, cap, 3, 16}, 16, qi},
+                            janus::numeric::default_rounding_mode),
+               "program-size");
     CHECK(b.size() == 1);
     CHECK(b.holders().empty());
 }

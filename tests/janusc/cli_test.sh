@@ -734,6 +734,11 @@ bounded 64 memory-limit "$J" sim "$EX/fc.s" --scratch-size 17179869184
 WANT_RC=0 bounded 64 lower-pool-count "$J" compile "$H/avgpool_16k.onnx" -o "$T/avgpool.jpk"
 WANT_RC=0 bounded 64 pool-count-table "$J" compile "$H/avgpool_table_2e30.onnx" -o "$T/avgpool.jpk"
 bounded 64 memory-limit "$J" verify "$H/avgpool_16k.onnx"
+# a program has at most 2^20 instructions (emit/builder.hpp): a 300-byte model with a nearest Resize to 2^22 rows
+# compiled into 25 M instructions (4 GB, 25 s, a 200 MB package); the lowering now refuses its extent at once, and
+# 2^20 rows stop at the builder's cap (about 340 MB and 1 s); both run on the host
+WANT_RC=0 bounded 64 program-size "$J" compile "$H/resize_4m_rows.onnx" -o "$T/resize.jpk"
+WANT_RC=0 bounded 512 program-size "$J" compile "$H/resize_1m_rows.onnx" -o "$T/resize.jpk"
 # file reads: a device is refused (was: disasm /dev/zero grew until killed), a file above the cap before it is read
 bounded 64 file-kind "$J" disasm /dev/zero
 truncate -s 2G "$T/sparse.bin"

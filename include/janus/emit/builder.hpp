@@ -12,7 +12,9 @@
 // when the scope closes, and the builder stays failed from then on.
 //
 // Emission is checked as it happens: emit() encodes each instruction at once (vnpu::encode: operand ranges and
-// alignment), loop() checks the hardware's nesting (2) and body (1..1024) limits. The first error is returned
+// alignment) and refuses a program longer than max_program_instructions (rule program-size: a 300-byte model with
+// a nearest Resize to 2^22 rows emitted 25 M instructions, 4 GB and 25 s; the full MobileNetV2 takes 42,768),
+// loop() checks the hardware's nesting (2) and body (1..1024) limits. The first error is returned
 // by the call that hit it AND kept by the builder: finish() refuses a builder that has failed.
 //
 // Transactions (seed C7): transaction("what") opens one; unless commit() is called before it is destroyed
@@ -41,6 +43,9 @@
 namespace janus::emit {
 
 class Builder;
+
+/// Most instructions in one program (rule "program-size"; the lowering places a node that would pass it on the host).
+inline constexpr std::int64_t max_program_instructions = std::int64_t{1} << 20;
 
 /// Which local memory a Buffer lives in.
 enum class Mem : std::uint8_t { lmem, acc, lut };
@@ -276,6 +281,10 @@ public:
     Status emit(std::string_view mnemonic, std::span<const std::int64_t> ops, Sync sync = {}) {
         JANUS_CHECK(status());
         const std::string where = "instruction " + std::to_string(code_.size());
+        if (static_cast<std::int64_t>(code_.size()) >= max_program_instructions)
+            return fail(make_error(name_, where, "program-size",
+                                   "the program would pass " + std::to_string(max_program_instructions) +
+                                       " instructions"));
         vnpu::Instr in;
         in.info = vnpu::find_instruction(mnemonic);
         if (!in.info)

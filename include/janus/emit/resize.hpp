@@ -13,7 +13,8 @@
 // Refused with a rule: lower-resize-mode (linear: its per-pixel Q.11 weights are not lowered yet), the host plan's
 // own refusals (cubic and tf_crop_and_resize are float32 only: cubic-quantized-unsupported,
 // tf-crop-and-resize-quantized-unsupported; an output descriptor of another shape: output-type-matches-inference),
-// and emit/movement.hpp's lower-resize-layout / -per-axis / -budget.
+// emit/movement.hpp's lower-resize-layout / -per-axis / -budget, and program-size (an output extent or a count of
+// row copies above emit::max_program_instructions, checked before the tables are made).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -87,10 +88,22 @@ inline Status lower_resize(Builder& b, const ops::Resize::Attrs& a, const DramAr
                           "linear resize is not lowered yet (its per-pixel Q.11 weights would be vec.mac over "
                           "replicated weights); the host runs it");
     const std::int64_t Ho = p.out[2], Wo = p.out[3];
+    // the index tables hold one entry per output row and column, and every copy is an instruction: bounded before
+    // any is made (program-size; a 300-byte model asked for 2^22 rows of copies, 4 GB)
+    if (std::max(Ho, Wo) > max_program_instructions)
+        return make_error(what, "output", "program-size",
+                          "an output of " + std::to_string(Ho) + " x " + std::to_string(Wo) +
+                              " pixels: the copies' index tables would pass " +
+                              std::to_string(max_program_instructions) + " entries");
     JANUS_TRY(const std::optional<Lut> table, decide_table(x.quant, y.quant, rounding, what, op));
     const auto h = ops::resize::nearest_table(p, 2, H);
     const auto w = ops::resize::nearest_table(p, 3, W);
     const auto cols = resize_detail::split_columns(w);
+    if (Ho * static_cast<std::int64_t>(cols.size()) > max_program_instructions)
+        return make_error(what, "output", "program-size",
+                          std::to_string(Ho) + " rows x " + std::to_string(cols.size()) +
+                              " column class(es) of pixel copies: the program would pass " +
+                              std::to_string(max_program_instructions) + " instructions");
     std::vector<RowCopy> copies;
     for (std::int64_t oy = 0; oy < Ho; ++oy)
         for (const auto& c : cols) {
