@@ -1,5 +1,7 @@
-// Fuzz target: ONNX bytes -> import -> the default passes -> the reference engine: what `janusc run --engine ref`
-// and `janusc verify` do with a model file (issue 26: the surface where a 119-byte model crashed the engine).
+// Fuzz target: ONNX bytes -> import -> the default passes -> the lowering and the package (what `janusc compile`
+// does) -> the reference engine (what `janusc run --engine ref` and `janusc verify` do) with a model file (issue
+// 26: the surface where a 119-byte model crashed the engine, and where 300-byte models made compile allocate 2 to
+// 8.5 GB: an AveragePool's denominators, a Resize's row copies; they show up here as an RSS overrun or a timeout).
 //
 // Input: any bytes, read as a ModelProto. Seeds: tests/onnx/fixtures/*.onnx, tests/hostile/*.onnx,
 // tests/onnx/bad_import/*.onnx and small models of zero, one and large extents (fuzz/make_seeds.py onnx_run).
@@ -13,7 +15,10 @@
 //   2. an imported graph keeps the size policy: every value's shape has rank <= max_rank, extents >= 0 and a
 //      checked element count (core/size.hpp);
 //   3. a run returns one tensor per graph output, of the output's declared dtype and shape;
-//   4. determinism: a second run on the same inputs gives the same bytes, or the same error.
+//   4. determinism: a second run on the same inputs gives the same bytes, or the same error;
+//   5. the compile path: a lowering or packaging refusal is a well-formed Error; a compiled package is accepted by
+//      its own format (write_package), reads back byte for byte, and its host section plans (janusc compile's
+//      exit-3 cases).
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -22,11 +27,14 @@
 
 #include <janus/core/limits.hpp>
 #include <janus/core/size.hpp>
+#include <janus/graph/compile.hpp>
 #include <janus/graph/execute.hpp>
 #include <janus/graph/import_onnx.hpp>
+#include <janus/graph/lower.hpp>
 #include <janus/graph/passes.hpp>
 #include <janus/onnx/model.hpp>
 #include <janus/ops/dispatch.hpp>
+#include <janus/package/package.hpp>
 
 #include "run_support.hpp"
 
@@ -61,6 +69,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!passed.ok()) {
         check.well_formed(passed.error(), "passes");
         return 0;
+    }
+    if (const auto l = graph::lower_graph(*g); !l.ok()) {
+        check.well_formed(l.error(), "lower");
+    } else if (const auto p = graph::compile_package(*g, *l); !p.ok()) {
+        check.well_formed(p.error(), "package");
+    } else {
+        const auto bytes = package::write_package(*p, "fuzz.jpk");
+        check(bytes.ok(), "a compiled package is accepted by its own format");
+        const auto back = package::read_package(*bytes, "fuzz.jpk");
+        check(back.ok() && package::write_package(*back, "fuzz.jpk").value() == *bytes,
+              "a compiled package reads back byte for byte");
+        check(!p->host || graph::host_plan(*p, "fuzz.jpk").ok(), "a compiled host section plans");
     }
     const std::uint64_t asked = graph::reference_run_bytes(*g);
     if (const Status s = charge_memory(asked, budget, "fuzz.onnx", "the reference run's values"); !s.ok()) {
