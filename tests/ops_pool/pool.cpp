@@ -11,6 +11,7 @@
 
 #include <janus/ops/pool.hpp>
 #include <support/check_rule.hpp>
+#include <support/small_windows.hpp>
 
 using namespace janus;
 using namespace janus::ops;
@@ -298,43 +299,25 @@ TEST_CASE("pool rule window-holds-input: an all-padding or dilated-past window h
 // check_windows_hold_input finds the first empty window without visiting every output position (issue 26: a huge
 // extent made MaxPool's inference loop 2^40 times). Against the plain scan of every window, on every small case.
 TEST_CASE("pool rule window-holds-input: the direct check equals the scan of every window, and is not a loop") {
-    int cases = 0, refused = 0;
-    for (std::int64_t L = 0; L <= 6; ++L)
-        for (std::int64_t k = 1; k <= 4; ++k)
-            for (std::int64_t s = 1; s <= 4; ++s)
-                for (std::int64_t d = 1; d <= 4; ++d)
-                    for (std::int64_t pb = 0; pb <= 6; ++pb)
-                        for (std::int64_t pe = 0; pe <= 6; pe += 3)
-                            for (bool ceil : {false, true}) {
-                                WindowParams w{Dims{k}, Dims{s}, Dims{d}, Dims{pb}, Dims{pe}, ceil};
-                                const Shape in{1, 1, L};
-                                const auto out = window_output_shape(in, w, "pool");
-                                if (!out.ok()) continue;
-                                ++cases;
-                                std::string want;  // the plain scan: the first window with no input position
-                                for (std::int64_t o = 0; o < (*out)[2] && want.empty(); ++o) {
-                                    bool holds = false;
-                                    for (std::int64_t j = 0; j < k; ++j) {
-                                        const std::int64_t x = o * s - pb + j * d;
-                                        holds = holds || (x >= 0 && x < L);
-                                    }
-                                    if (!holds) want = "spatial axis 0 output " + std::to_string(o);
-                                }
-                                const Status got = ops::detail::check_windows_hold_input(in, w, *out, "pool");
-                                CAPTURE(L);
-                                CAPTURE(k);
-                                CAPTURE(s);
-                                CAPTURE(d);
-                                CAPTURE(pb);
-                                CAPTURE(pe);
-                                CAPTURE(ceil);
-                                REQUIRE(got.ok() == want.empty());
-                                if (!got.ok()) {
-                                    ++refused;
-                                    CHECK(got.error().rule == "window-holds-input");
-                                    CHECK(got.error().position == want);
-                                }
-                            }
+    int refused = 0;
+    const int cases = janus_test::for_each_small_window({}, [&](std::int64_t L, const WindowParams& w, const Shape& out) {
+        std::string want;  // the plain scan: the first window with no input position
+        for (std::int64_t o = 0; o < out[2] && want.empty(); ++o) {
+            bool holds = false;
+            for (std::int64_t j = 0; j < w.kernel[0]; ++j) {
+                const std::int64_t x = o * w.strides[0] - w.pads_begin[0] + j * w.dilations[0];
+                holds = holds || (x >= 0 && x < L);
+            }
+            if (!holds) want = "spatial axis 0 output " + std::to_string(o);
+        }
+        const Status got = ops::detail::check_windows_hold_input(Shape{1, 1, L}, w, out, "pool");
+        REQUIRE(got.ok() == want.empty());
+        if (!got.ok()) {
+            ++refused;
+            CHECK(got.error().rule == "window-holds-input");
+            CHECK(got.error().position == want);
+        }
+    });
     CHECK(cases > 10000);
     CHECK(refused > 1000);
     // a 2^39-long axis: inference answers at once (it scanned every output position)
