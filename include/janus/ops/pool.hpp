@@ -132,7 +132,7 @@ struct PoolResult {
 };
 
 /// Most entries of an average pool's multiplier table (32 MiB): max_count - min_count < this (rule
-/// "pool-count-table"; a 250-byte model can ask for counts 1 and 2^30 and so for an 8 GiB table).
+/// "pool-count-table"; a 302-byte model asked for counts 1 to 2^30, an 8 GiB table: tests/hostile).
 inline constexpr std::int64_t max_count_table = std::int64_t{1} << 22;
 
 /// Everything a pooling node computes, decided from types alone.

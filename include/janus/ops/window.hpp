@@ -250,8 +250,8 @@ inline Result<Tensor> window_counts(const Shape& in, const WindowParams& p, Deno
 inline constexpr std::int64_t max_scanned_windows = std::int64_t{1} << 16;
 
 /// The values window_counts takes, ascending and each once, in time and memory independent of the output's size:
-/// a plan needs only these (a 253-byte model whose AveragePool has a 16384 x 16384 output made `janusc compile`
-/// allocate 2 GB and spend 11 s on window_counts, issue 26). Along axis a, a window the policy's bounds [lo, hi)
+/// a plan needs only these (a 290-byte model whose AveragePool has a 16384 x 16384 output made `janusc compile`
+/// allocate 2.1 GB and spend 18 s on window_counts, issue 26). Along axis a, a window the policy's bounds [lo, hi)
 /// do not clip (lo <= first and first + (k - 1) d < hi) counts the whole kernel k; the clipped ones lie at the two
 /// ends, o < ceil((lo + pad_begin) / s) and o >= ceil((hi + pad_begin - (k - 1) d) / s), and only they are visited.
 /// Rule "window-scan-limit": more than max_scanned_windows clipped windows along one axis, or more than that many
