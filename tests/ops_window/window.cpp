@@ -312,9 +312,9 @@ TEST_CASE("window_count_values equals the set of every window's count, and does 
             std::int64_t n = 0;
             for (std::int64_t j = 0; j < w.kernel[0]; ++j) {
                 const std::int64_t x = o * w.strides[0] - w.pads_begin[0] + j * w.dilations[0];
+                const bool valid = x >= 0 && x < L, padded = x >= -w.pads_begin[0] && x < L + w.pads_end[0];
                 const bool in = policy == DenominatorPolicy::fixed ||
-                                (policy == DenominatorPolicy::count_valid ? x >= 0 && x < L
-                                                                          : x >= -w.pads_begin[0] && x < L + w.pads_end[0]);
+                                (policy == DenominatorPolicy::count_valid ? valid : padded);
                 n += in ? 1 : 0;
             }
             c.push_back(n);

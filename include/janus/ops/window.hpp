@@ -220,7 +220,8 @@ inline Result<Shape> window_output_shape(const Shape& in, const WindowParams& p,
 
 namespace detail {
 /// The denominator of output position o along spatial axis a (the window's count is the product over the axes).
-inline std::int64_t axis_count(const Shape& in, const WindowParams& n, DenominatorPolicy policy, int a, std::int64_t o) {
+inline std::int64_t axis_count(const Shape& in, const WindowParams& n, DenominatorPolicy policy, int a,
+                               std::int64_t o) {
     const std::int64_t first = o * n.strides[a] - n.pads_begin[a], L = in[2 + a];
     if (policy == DenominatorPolicy::fixed) return n.kernel[a];
     if (policy == DenominatorPolicy::count_valid) return kernel_range(first, n.dilations[a], n.kernel[a], 0, L).count();
