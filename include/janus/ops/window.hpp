@@ -219,13 +219,19 @@ inline Result<Shape> window_output_shape(const Shape& in, const WindowParams& p,
 }
 
 namespace detail {
+/// The coordinates [lo, hi) whose kernel positions a policy other than `fixed` counts along spatial axis a: the
+/// input (count_valid) or the padded input (count_include_pad).
+inline KRange counted_bounds(const Shape& in, const WindowParams& n, DenominatorPolicy policy, int a) {
+    if (policy == DenominatorPolicy::count_valid) return {0, in[2 + a]};
+    return {-n.pads_begin[a], in[2 + a] + n.pads_end[a]};
+}
+
 /// The denominator of output position o along spatial axis a (the window's count is the product over the axes).
 inline std::int64_t axis_count(const Shape& in, const WindowParams& n, DenominatorPolicy policy, int a,
                                std::int64_t o) {
-    const std::int64_t first = o * n.strides[a] - n.pads_begin[a], L = in[2 + a];
     if (policy == DenominatorPolicy::fixed) return n.kernel[a];
-    if (policy == DenominatorPolicy::count_valid) return kernel_range(first, n.dilations[a], n.kernel[a], 0, L).count();
-    return kernel_range(first, n.dilations[a], n.kernel[a], -n.pads_begin[a], L + n.pads_end[a]).count();
+    const KRange b = counted_bounds(in, n, policy, a);
+    return kernel_range(o * n.strides[a] - n.pads_begin[a], n.dilations[a], n.kernel[a], b.lo, b.hi).count();
 }
 }  // namespace detail
 
@@ -268,8 +274,7 @@ inline Result<std::vector<std::int64_t>> window_count_values(const Shape& in, co
         const std::int64_t N = out[2 + a], s = n.strides[a], pb = n.pads_begin[a];
         std::int64_t left = 0, right = N;  // clipped: o in [0, left) or [right, N)
         if (policy != DenominatorPolicy::fixed) {
-            const bool valid = policy == DenominatorPolicy::count_valid;
-            const std::int64_t lo = valid ? 0 : -pb, hi = in[2 + a] + (valid ? 0 : n.pads_end[a]);
+            const auto [lo, hi] = detail::counted_bounds(in, n, policy, a);
             left = std::min(N, detail::ceil_div_pos(lo + pb, s));
             const std::int64_t r = hi + pb - (n.kernel[a] - 1) * n.dilations[a];  // > -2^63: max_window_param
             right = std::max(left, r <= 0 ? 0 : std::min(N, detail::ceil_div_pos(r, s)));
