@@ -29,24 +29,26 @@ seconds() {
 # gives 16x)
 too_slow() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(b > 5.5 * a + 0.3) }'; }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a < b ? a : b }'; }
-# check WHAT KIND COMMAND-ARGS...: time COMMAND on the 10,000- and the 40,000-node file (the word N in the arguments
-# becomes 10000 or 40000); a ratio above the limit is measured once more (the faster run of each counts) before it
-# fails, so a moment of load on a busy machine does not fail the test
+# check WHAT KIND COMMAND-ARGS...: time COMMAND on the 10,000- and the 40,000-node file (the token {N} in the
+# arguments becomes 10000 or 40000; braces, because mktemp's random directory name may hold a plain N); a ratio
+# above the limit is measured once more (the faster run of each counts) before it fails, so a moment of load on a
+# busy machine does not fail the test
 check() {
     local what=$1 kind=$2 a b
     shift 2
-    a=$(seconds "${@//N/10000}")
-    b=$(seconds "${@//N/40000}")
+    a=$(seconds "${@//\{N\}/10000}")
+    b=$(seconds "${@//\{N\}/40000}")
     if [ "$a" = failed ] || [ "$b" = failed ]; then
         fails=$((fails + 1))
         return
     fi
     if too_slow "$a" "$b"; then
-        a=$(min "$a" "$(seconds "${@//N/10000}")")
-        b=$(min "$b" "$(seconds "${@//N/40000}")")
+        a=$(min "$a" "$(seconds "${@//\{N\}/10000}")")
+        b=$(min "$b" "$(seconds "${@//\{N\}/40000}")")
     fi
     awk -v w="$what" -v k="$kind" -v a="$a" -v b="$b" \
-        'BEGIN { printf "%s %s chain: 10000 nodes %.2f s, 40000 nodes %.2f s (CPU), ratio %.2f\n", w, k, a, b, b / (a + 1e-6) }'
+        'BEGIN { printf "%s %s chain: 10000 nodes %.2f s, 40000 nodes %.2f s (CPU), ratio %.2f\n",
+                 w, k, a, b, b / (a + 1e-6) }'
     if too_slow "$a" "$b"; then
         echo "FAIL: $what of a $kind chain grows faster than linearly: $b s for 40000 nodes, $a s for 10000" >&2
         fails=$((fails + 1))
@@ -58,11 +60,11 @@ for kind in float qdq reshape; do
     done
     # compile: read, import, passes, lowering, package (a float chain: all N nodes in the host section, which the
     # compiler parses back), write
-    check compile $kind "$J" compile "$T/${kind}N.onnx" -o "$T/${kind}N.jpk"
+    check compile $kind "$J" compile "$T/${kind}{N}.onnx" -o "$T/${kind}{N}.jpk"
     # the package read back: inspect parses the host section (float) or decodes the program (qdq)
-    check inspect $kind "$J" inspect "$T/${kind}N.jpk"
+    check inspect $kind "$J" inspect "$T/${kind}{N}.jpk"
     # verify: both engines with every intermediate value kept (the lowering's scratch arena holds them all)
-    [ $kind = qdq ] && check verify $kind "$J" verify "$T/${kind}N.onnx"
+    [ $kind = qdq ] && check verify $kind "$J" verify "$T/${kind}{N}.onnx"
 done
 [ "$fails" = 0 ] && echo "chain growth: all within about 5x" || echo "chain growth: $fails failures"
 [ "$fails" = 0 ]
