@@ -190,6 +190,127 @@ TEST_CASE("two kernels chained in one program: Add then Sigmoid on its output, n
     CHECK(get(m.dram[3], O) == want->to_vector<std::int8_t>());
 }
 
+namespace {
+
+/// The chain S1 = a + c, S2 = Sigmoid(S1), S3 = S2 * z, O1 = S3 - S2, O2 = S2 + z with S1, S2 and S3 kept in LMEM
+/// between the kernels (emit::lmem_region): every way a stream meets a kept tensor (loaded inputs -> kept output;
+/// kept -> kept with no buffer at all; kept and loaded -> kept; two kept -> stored through the staging buffers;
+/// kept and loaded -> stored in the loaded input's buffer). With `barriers` a KernelBarrier separates the kernels,
+/// as lower_graph does, and the outputs are compared with the host chain; the simulator's report is returned.
+vnpu::sim::Report kept_chain(std::int64_t n, std::int64_t max_tile, bool barriers) {
+    CAPTURE(n);
+    CAPTURE(max_tile);
+    std::mt19937 rng(static_cast<std::uint32_t>(n + max_tile));
+    const auto a = random_bytes(n, rng), c = random_bytes(n, rng), z = random_bytes(n, rng);
+    const auto qa = q8(0.1f, 5), qc = q8(0.05f, -5), qz = q8(0.02f, 3), q1 = q8(0.12f, 1), q2 = q8(1.0f / 256, -128),
+               q3 = q8(0.004f, -7), qo1 = q8(0.006f, 2), qo2 = q8(0.02f, -1);
+    const auto r = numeric::default_rounding_mode;
+    const auto t = [&](const std::vector<std::int8_t>& v, numeric::QuantParams q) {
+        return Tensor::from<std::int8_t>(Shape{n}, v, q);
+    };
+    const auto type = [&](numeric::QuantParams q) { return ops::TensorType{DType::i8, Shape{n}, q}; };
+    const auto s1 = ops::call<ops::Add>({t(a, qa), t(c, qc)}, {}, type(q1));
+    REQUIRE(s1.ok());
+    const auto s2 = ops::call<ops::Sigmoid>({*s1}, {}, type(q2));
+    REQUIRE(s2.ok());
+    const auto s3 = ops::call<ops::Mul>({*s2, t(z, qz)}, {}, type(q3));
+    REQUIRE(s3.ok());
+    const auto o1 = ops::call<ops::Sub>({*s3, *s2}, {}, type(qo1));
+    const auto o2 = ops::call<ops::Add>({*s2, t(z, qz)}, {}, type(qo2));
+    REQUIRE(o1.ok());
+    REQUIRE(o2.ok());
+
+    const std::int64_t p = round16(n);
+    const DramTensor A{2, 0, n}, C{2, static_cast<std::uint32_t>(p), n}, Z{2, static_cast<std::uint32_t>(2 * p), n},
+        O1{3, 0, n}, O2{3, static_cast<std::uint32_t>(p), n};
+    vnpu::sim::Machine m;
+    put(m.dram[2], A, a);
+    put(m.dram[2], C, c);
+    put(m.dram[2], Z, z);
+    m.dram[3].resize(static_cast<std::size_t>(2 * p));
+    Builder b("kept");
+    auto barrier = KernelBarrier::make(b);
+    REQUIRE(barrier.ok());
+    const auto between = [&] {
+        if (barriers) REQUIRE(barrier->emit(b).ok());
+    };
+    const auto kept = [&](const char* name) {
+        auto buf = b.alloc(Mem::lmem, static_cast<std::uint32_t>(p), name);
+        REQUIRE(buf.ok());
+        return std::move(*buf);
+    };
+    const StreamOptions opt{max_tile};
+    Buffer b1 = kept("S1"), b2 = kept("S2"), b3 = kept("S3");
+    const DramTensor S1{lmem_region, b1.address(), n}, S2{lmem_region, b2.address(), n},
+        S3{lmem_region, b3.address(), n};
+    using expr::BinOp;
+    REQUIRE(lower_binary<BinOp::add>(b, *janus_test::binary_plan<BinOp::add>(qa, qc, q1, r), A, C, S1, opt).ok());
+    between();
+    const auto sigmoid = janus_test::quant_plan<ops::Sigmoid>({q1}, q2, r, ops::NoAttrs{});
+    REQUIRE(sigmoid.ok());
+    REQUIRE(lower_lut(b, **sigmoid, S1, S2, opt).ok());
+    between();
+    REQUIRE(lower_binary<BinOp::mul>(b, *janus_test::binary_plan<BinOp::mul>(q2, qz, q3, r), S2, Z, S3, opt).ok());
+    between();
+    REQUIRE(lower_binary<BinOp::sub>(b, *janus_test::binary_plan<BinOp::sub>(q3, q2, qo1, r), S3, S2, O1, opt).ok());
+    between();
+    REQUIRE(lower_binary<BinOp::add>(b, *janus_test::binary_plan<BinOp::add>(q2, qz, qo2, r), S2, Z, O2, opt).ok());
+    b1.release(), b2.release(), b3.release();
+    barrier->release();
+    const auto report = et::run(b, m, barriers ? std::function<void(std::vector<vnpu::Instr>&)>{}
+                                               : [](std::vector<vnpu::Instr>&) {});
+    if (barriers) {  // without them the reads race the writes, and the values are whatever the timing gave
+        CHECK(get(m.dram[3], O1) == o1->to_vector<std::int8_t>());
+        CHECK(get(m.dram[3], O2) == o2->to_vector<std::int8_t>());
+    }
+    return report;
+}
+
+}  // namespace
+
+TEST_CASE("tensors kept in LMEM between kernels: every stream form, bit-exact, no race; without barriers, races") {
+    for (const std::int64_t n : {13, 1000, 5000})
+        for (const std::int64_t max_tile : {0, 64, 1024}) {
+            const auto r = kept_chain(n, max_tile, true);
+            CHECK(r.races.empty());
+        }
+    // the kernel barrier is what orders a kept tensor's writer before its reader: without it, the race detector
+    // sees the reads of S1, S2 and S3 racing their writes
+    CHECK_FALSE(kept_chain(5000, 1024, false).races.empty());
+}
+
+TEST_CASE("a kept tensor is never loaded or stored: the stream's log and its DMA count") {
+    const auto q = q8(0.1f, 0);
+    const auto plan = janus_test::binary_plan<expr::BinOp::add>(q, q, q, numeric::default_rounding_mode).value();
+    const auto count_dma = [](const Builder& b) {
+        std::size_t dma = 0;
+        for (const auto& i : b.code()) dma += i.info->unit == vnpu::Unit::dma ? 1 : 0;
+        return dma;
+    };
+    Builder dram("k");
+    REQUIRE(lower_binary<expr::BinOp::add>(dram, plan, DramTensor{2, 0, 4096}, DramTensor{2, 4096, 4096},
+                                           DramTensor{3, 0, 4096}, StreamOptions{1024})
+                .ok());
+    Builder lmem("k");
+    auto x = lmem.alloc(Mem::lmem, 4096, "x"), y = lmem.alloc(Mem::lmem, 4096, "y");
+    auto o = lmem.alloc(Mem::lmem, 4096, "o");
+    REQUIRE(lower_binary<expr::BinOp::add>(lmem, plan, DramTensor{lmem_region, x->address(), 4096},
+                                           DramTensor{lmem_region, y->address(), 4096},
+                                           DramTensor{lmem_region, o->address(), 4096}, StreamOptions{1024})
+                .ok());
+    CHECK(lmem.log().back() == "k: stream of 4096 B x 2 input(s): 4 tile(s) of 1024 B, no buffers, 3 tensor(s) kept in "
+                               "LMEM (no DMA)");
+    // DRAM: the parameter block's load, 2 loads and a store per tile, and the configuration; kept: the block's load
+    // and the configuration (one of them the marker the first tile waits for)
+    CHECK(count_dma(dram) == 2 + 4 * 3 + 1);
+    CHECK(count_dma(lmem) == 2 + 1);
+    // a kept input must have the output's size: it is never a repeated row
+    Builder bad("k");
+    CHECK_RULE(stream(bad, std::vector<DramTensor>{DramTensor{lmem_region, 0, 16}}, DramTensor{3, 0, 64}, {},
+                      [](const Tile&) { return ok_status(); }),
+               "stream-shape");
+}
+
 TEST_CASE("identical tables are stored once; the debug log says when double buffering is off and why") {
     Builder b("k");
     const auto t = janus_test::quant_plan<ops::Relu>({q8(0.1f, 0)}, q8(0.1f, 0), janus::numeric::Rounding::round_double, ops::NoAttrs{}).value();

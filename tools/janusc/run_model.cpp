@@ -603,15 +603,16 @@ int cmd_verify(const VerifyArgs& a) {
     if (!v) return run_error(v.error());
     std::vector<bool> on_npu(g->nodes.size(), false);
     for (const auto& n : l->npu) on_npu[n.node] = true;
-    std::size_t differing = 0, fused = 0;
+    std::size_t differing = 0, fused = 0, kept = 0;
     for (const auto& d : v->values) {
         const auto& n = g->nodes[d.node];
         const auto& val = g->value(d.value);
         std::cout << "  node " << d.node << " " << n.op << " (" << n.origin << ") " << (on_npu[d.node] ? "npu" : "host")
                   << ": " << val.name << " " << val.type.str() << ": ";
         if (!d.materialized) {
-            ++fused;
-            std::cout << "fused with the activation after it (not materialized on the NPU)\n";
+            ++(d.in_lmem ? kept : fused);
+            std::cout << (d.in_lmem ? "kept in LMEM between two kernels (not in DRAM, not compared)\n"
+                                    : "fused with the activation after it (not materialized on the NPU)\n");
             continue;
         }
         if (d.differing == 0) {
@@ -626,8 +627,11 @@ int cmd_verify(const VerifyArgs& a) {
     std::cout << npu_summary(*l, v->report) << "\n";
     const std::size_t first = v->first_divergence();
     if (first == v->values.size()) {
-        std::cout << "verify: all " << v->values.size() - fused << " values bit-identical on both engines"
-                  << (fused ? " (" + std::to_string(fused) + " more fused, not materialized)" : std::string()) << "\n";
+        std::cout << "verify: all " << v->values.size() - fused - kept << " values bit-identical on both engines"
+                  << (fused ? " (" + std::to_string(fused) + " more fused, not materialized)" : std::string())
+                  << (kept ? " (" + std::to_string(kept) + " more kept in LMEM between kernels, not compared)"
+                           : std::string())
+                  << "\n";
         return exit_ok;
     }
     const auto& n = g->nodes[v->values[first].node];

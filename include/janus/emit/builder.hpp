@@ -538,4 +538,46 @@ inline void Buffer::release() {
     if (b_) std::exchange(b_, nullptr)->give_back_block(id_, gen_);
 }
 
+/// The barrier between two kernels (seed C2 across kernels). Every kernel places its own events and returns them to
+/// 0, but an event is a FIFO shared by all units: with two kernels in flight, a waiter of the second kernel (say on
+/// MAC) can consume a signal meant for a waiter of the first (on VEC) on a different unit, and the pairing then
+/// follows the timing (MobileNetV2-tiny's GlobalAveragePool read a clobbered rq table that way). So between two
+/// kernels every unit runs a marker that signals one event reserved for the whole program, and SEQ waits for all
+/// four before it dispatches the next kernel: no signal crosses a kernel boundary, and whatever a kernel left in
+/// LMEM for the next (graph/lower.hpp keeps some values there) is complete before the next kernel starts. The
+/// markers touch only their own 32 B of LMEM (VEC at +0, LUT at +16) and reset the DMA and MAC configuration, which
+/// every kernel sets before it transfers or multiplies. 10 instructions.
+class KernelBarrier {
+public:
+    /// Borrow the barrier's event and its 32 B of LMEM for the whole program (release() gives them back).
+    static Result<KernelBarrier> make(Builder& b) {
+        KernelBarrier k;
+        JANUS_TRY(k.event_, b.event("kernel barrier"));
+        JANUS_TRY(k.markers_, b.alloc(Mem::lmem, 32, "kernel barrier markers"));
+        return k;
+    }
+    Status emit(Builder& b) const {
+        auto scope = b.scope("kernel barrier");
+        JANUS_TRY(Reg r, b.reg("kernel barrier marker address"));
+        JANUS_TRY(Reg r2, b.reg("kernel barrier marker address"));
+        const Sync mark{nullptr, &event_};
+        JANUS_CHECK(b.emit("li", {r, markers_.address()}));
+        JANUS_CHECK(b.emit("li", {r2, markers_.address() + 16}));
+        JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}, mark));
+        JANUS_CHECK(b.emit("mac.cfg", {16, 16, 16, 16}, mark));
+        JANUS_CHECK(b.emit("vec.max", {r, r, r, 16}, mark));
+        JANUS_CHECK(b.emit("lut.apply", {r2, r2, 0, 16}, mark));
+        for (int u = 0; u < 4; ++u) JANUS_CHECK(b.emit("sync", {std::int64_t{1} << event_.index(), 0}));
+        return ok_status();
+    }
+    void release() {
+        event_.release();
+        markers_.release();
+    }
+
+private:
+    Event event_;
+    Buffer markers_;
+};
+
 }  // namespace janus::emit

@@ -157,7 +157,7 @@ Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTens
     JANUS_CHECK(b.emit("li", {rp, params.address()}));
     const DramTensor ins[2] = {x, y};
     JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) {
-        return b.emit(mnemonic, {*t.in[0], *t.in[0], *t.in[1], rp, t.bytes}, t.sync);
+        return b.emit(mnemonic, {*t.out, *t.in[0], *t.in[1], rp, t.bytes}, t.sync);
     }));
     txn.commit();
     return ok_status();
@@ -185,7 +185,7 @@ inline Status lower_lut(Builder& b, const expr::Table256& table, const DramTenso
     const std::int64_t slot = lut_slot(lut);
     const DramTensor ins[1] = {x};
     JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) {
-        return b.emit("lut.apply", {*t.in[0], *t.in[0], slot, t.bytes}, t.sync);
+        return b.emit("lut.apply", {*t.out, *t.in[0], slot, t.bytes}, t.sync);
     }));
     txn.commit();
     return ok_status();

@@ -53,9 +53,16 @@
 //     first-fit arena: a buffer is freed after its last NPU reader, and an output is placed before its inputs are
 //     freed, so a kernel never overwrites what it reads. `keep_intermediates` gives every value its own buffer
 //     (janusc verify reads them all back). `scratch_peak` is the arena's size.
-//   - Kernel barrier (seed C2 across kernels): between two kernels every unit signals one event reserved for the
-//     whole program and SEQ waits for all four signals, so no event signal crosses a kernel boundary (see the
-//     comment at the barrier for the failure it prevents). Within a kernel, sync is the emitter's.
+//   - LMEM between kernels (MemoryPlanner::keep_in_lmem). A value that one streaming kernel writes and only
+//     streaming kernels read (OpLowering::streams_lmem: the elementwise ops, emit/stream.hpp), within one segment,
+//     with only streaming kernels in between, stays in LMEM: no DRAM buffer, no store and no load. At most 64 KiB
+//     a value and 128 KiB kept at once (lmem_keep_value, lmem_keep_total); its LMEM is freed after its last reader.
+//     Neither `run` nor `verify` can read it back (it is not in DRAM): verify lists it as not compared, and its
+//     readers' values are.
+//   - Kernel barrier (seed C2 across kernels, emit::KernelBarrier): between two kernels every unit signals one event
+//     reserved for the whole program and SEQ waits for all four signals, so no event signal crosses a kernel
+//     boundary and a value kept in LMEM is complete before the next kernel reads it. Within a kernel, sync is the
+//     emitter's.
 //   - Activation fusion (seeds B10, B11): a unary elementwise op that is the only reader of a Conv / MatMul / Gemm
 //     output is computed by the producer's kernel: by its requantization when its table is exactly a clamp of the
 //     codes (emit::Clamp), or otherwise by lut.apply on each output tile (MatmulOptions::lut, ConvOptions::lut, the
@@ -124,10 +131,13 @@ struct Placement {
         return (i % (h * w)) * pitch + elem * (i / (h * w));
     }
     friend bool operator==(const Placement&, const Placement&) = default;
+    /// Kept in LMEM between two kernels (emit::lmem_region): `offset` is its LMEM address, no DRAM holds it.
+    bool in_lmem() const { return region == emit::lmem_region; }
     /// "scratch @4096 +4096 B": the region and the bytes.
     std::string where() const {
         static constexpr const char* regions[] = {"weights", "scratch", "input", "output"};
-        return std::string(regions[region & 3]) + " @" + std::to_string(offset) + " +" + std::to_string(bytes()) + " B";
+        return std::string(in_lmem() ? "LMEM" : regions[region & 3]) + " @" + std::to_string(offset) + " +" +
+               std::to_string(bytes()) + " B";
     }
     /// "scratch @4096 +4096 B: NHWC 16x16x8, pixels 16 B apart" (IR dumps and the lowering log).
     std::string str() const {
@@ -161,12 +171,16 @@ struct OpLowering {
     Status (*lower)(NodeLowering&) = nullptr;
     /// Its kernel can compute a unary activation that only it reads (NodeLowering::clamp, lut): Conv, MatMul, Gemm.
     bool fuses_activation = false;
+    /// Its kernel streams (emit/stream.hpp) and takes data inputs and an output kept in LMEM between kernels
+    /// (emit::lmem_region) as they come: the elementwise ops. Memory planning keeps a value in LMEM only from such a
+    /// kernel to such kernels ("LMEM between kernels" in the contract above).
+    bool streams_lmem = false;
 };
 
 /// The registry entry of op type O (its name is the op's own, ops::Op::name).
 template <ops::Op O>
-OpLowering lowering_of(Status (*lower)(NodeLowering&), bool fuses_activation = false) {
-    return {O::name.view(), lower, fuses_activation};
+OpLowering lowering_of(Status (*lower)(NodeLowering&), bool fuses_activation = false, bool streams_lmem = false) {
+    return {O::name.view(), lower, fuses_activation, streams_lmem};
 }
 
 struct LowerOptions {
@@ -177,6 +191,9 @@ struct LowerOptions {
     /// The rounding of every requantization the NPU program makes: each op's plan is made with it, and the host
     /// engine must run with the same (ops::OpContext::rounding) for the two to agree (`janusc --rounding`).
     numeric::Rounding rounding = numeric::default_rounding_mode;
+    /// Keep values in LMEM between streaming kernels (MemoryPlanner::keep_in_lmem); false puts every value in DRAM
+    /// (the comparison of tests/graph/lmem.cpp and bench/RESULTS.md).
+    bool lmem_between_kernels = true;
 };
 
 struct LoweredNode {
@@ -260,6 +277,10 @@ private:
     std::int64_t peak_ = 0;
 };
 
+/// LMEM between kernels: the most bytes one value, and all the values kept over one value's life, may hold there
+/// (of the 256 KiB LMEM: the streaming kernels that run meanwhile keep at least half of it for their tiles).
+inline constexpr std::int64_t lmem_keep_value = 64 * 1024, lmem_keep_total = 128 * 1024;
+
 /// A node the lowering refused in one attempt, with the refusal (the emitter's or the plan's error, node named).
 struct Refusal {
     std::size_t node = 0;
@@ -310,6 +331,10 @@ struct MemoryPlan {
     std::vector<std::int64_t> last_read;      ///< per value: its last NPU reader, or -1
     std::vector<std::int64_t> buffer_last;    ///< per root: the last NPU reader of any value sharing its buffer
     std::vector<bool> keep_buffer;            ///< per root: the host reads a view of it (never freed)
+    /// per value: kept in LMEM from its producer's kernel to its last reader's (decided before emission; its
+    /// placement is then emit::lmem_region, or scratch when LMEM had no room at emission)
+    std::vector<bool> in_lmem;
+    std::vector<std::string> lmem_log;        ///< `lmem` lines: each value kept in LMEM, and why a candidate was not
     std::vector<ValueId> segment_inputs;      ///< host -> NPU (input region), ordered by segment
     std::vector<ValueId> segment_outputs;     ///< NPU -> host (output region), ordered by segment
     std::vector<std::size_t> segment_first_input;  ///< per segment: its first entry of segment_inputs
@@ -784,7 +809,74 @@ public:
                     if (x != no_value) plan_.last_read[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
         plan_.buffer_last = plan_.last_read;
         plan_.keep_buffer.assign(g.values.size(), false);
+        plan_.in_lmem.assign(g.values.size(), false);
     }
+
+    /// LMEM between kernels: keep value o in LMEM, not DRAM, from its producer's kernel to its readers' when
+    ///   - its producer and every reader stream (OpLowering::streams_lmem), no kernel computes them for another
+    ///     (fusion), and each reader's output has o's shape (a kept input is never a broadcast row);
+    ///   - the host does not read it and it is not a graph output;
+    ///   - every NPU node from its producer to its last reader streams too, in one segment (the kernels in between
+    ///     share the LMEM that o holds, and only a streaming kernel takes whatever LMEM is left);
+    ///   - it fits: at most lmem_keep_value B, and at most lmem_keep_total B kept over its life.
+    /// The kernel barrier orders its writer before its readers. Decided before emission, in node order.
+    template <class Streams>
+    void keep_in_lmem(const FusionPlan& fusion, const Streams& streams) {
+        if (!part_.first) return;
+        const auto streaming = [&](std::size_t j) {
+            return part_.on_npu[j] && fusion.fused_into[j] < 0 && !fusion.producer[j] &&
+                   streams(std::string_view(g_.nodes[j].op));
+        };
+        struct Kept {
+            std::size_t from, to;
+            std::int64_t bytes;
+        };
+        std::vector<Kept> kept;
+        for (std::size_t k = *part_.first; k <= *part_.last; ++k) {
+            if (!streaming(k) || g_.nodes[k].outputs.size() != 1) continue;
+            const ValueId o = g_.nodes[k].outputs[0];
+            const auto oi = static_cast<std::size_t>(o);
+            const auto readers = g_.consumers(o);
+            if (readers.empty() || part_.read_by_host[oi] || g_.is_output(o)) continue;
+            const auto form = shape_form(g_.value(o), "");
+            if (!form.ok() || form->elem != 1) continue;
+            const std::size_t last = *std::max_element(readers.begin(), readers.end());
+            const std::string what = "lmem   %" + g_.value(o).name + " of " + node_what(g_, k);
+            std::string why;
+            for (std::size_t r : readers)
+                if (why.empty() &&
+                    (!streaming(r) || g_.value(g_.nodes[r].outputs[0]).type.shape != g_.value(o).type.shape))
+                    why = node_what(g_, r) + " reads it and does not stream it as it is";
+            for (std::size_t j = k + 1; j <= last && why.empty(); ++j)
+                if (part_.seg_at[j] >= 0)
+                    why = "a segment starts at " + node_what(g_, j) + " before its last reader";
+                else if (part_.on_npu[j] && !streaming(j))
+                    why = node_what(g_, j) + " runs before its last reader and does not stream";
+            const std::int64_t bytes = emit::round16(form->bytes());
+            std::int64_t live = bytes;
+            for (const Kept& e : kept)
+                if (e.to >= k && e.from <= last) live += e.bytes;
+            if (why.empty() && bytes > lmem_keep_value)
+                why = std::to_string(bytes) + " B, above the " + std::to_string(lmem_keep_value) +
+                      " B one value may keep";
+            else if (why.empty() && live > lmem_keep_total)
+                why = "with the values kept over its life, " + std::to_string(live) + " B, above " +
+                      std::to_string(lmem_keep_total) + " B";
+            if (!why.empty()) {  // a line for every streaming producer: kept, or why not
+                plan_.lmem_log.push_back(what + ": in DRAM, " + why);
+                continue;
+            }
+            plan_.in_lmem[oi] = true;
+            kept.push_back({k, last, bytes});
+            plan_.lmem_log.push_back(what + ": kept in LMEM to " + node_what(g_, last) + ", " + std::to_string(bytes) +
+                                     " B");
+        }
+        log_.insert(log_.end(), plan_.lmem_log.begin(), plan_.lmem_log.end());
+    }
+    /// The builder emission allocates kept values' LMEM from (without one, place_output keeps nothing in LMEM).
+    void attach(emit::Builder& b) { b_ = &b; }
+    /// Value o goes to DRAM after all (the output of a refused node: its readers are tried with it in DRAM).
+    void keep_in_dram(ValueId o) { plan_.in_lmem[static_cast<std::size_t>(o)] = false; }
 
     /// The input region: every data input of an NPU node not produced on the NPU, in first-use order. A value with
     /// no NPU form (shape_form) refuses the node reading it.
@@ -816,6 +908,19 @@ public:
     /// Value o, computed by a kernel, laid out as `form`: the output region when the host reads it, else scratch.
     Placement place_output(ValueId o, const Placement& form) {
         Placement p = form;
+        if (plan_.in_lmem[static_cast<std::size_t>(o)] && b_) {  // LMEM between kernels, while there is room
+            auto buf = b_->alloc(emit::Mem::lmem, static_cast<std::uint32_t>(emit::round16(p.bytes())),
+                                 "%" + g_.value(o).name + " kept in LMEM");
+            if (buf.ok()) {
+                p.region = emit::lmem_region, p.offset = buf->address();
+                lmem_[o] = std::move(*buf);
+                plan_.placement[static_cast<std::size_t>(o)] = p;
+                log_.push_back("value  " + g_.value(o).name + ": " + p.str());
+                return p;
+            }
+            log_.push_back("lmem   %" + g_.value(o).name + ": in DRAM after all: " + buf.error().detail);
+            plan_.in_lmem[static_cast<std::size_t>(o)] = false;
+        }
         if (part_.read_by_host[static_cast<std::size_t>(o)]) {
             p.region = 3, p.offset = static_cast<std::uint32_t>(plan_.output_bytes);
             plan_.output_bytes += emit::round16(p.bytes());
@@ -854,6 +959,12 @@ public:
     }
     /// Free the scratch buffers whose last NPU reader is node k (after k's kernel); none under keep_intermediates.
     void release_dead(std::size_t k) {
+        for (ValueId x : g_.nodes[k].inputs)  // LMEM between kernels: freed after the last reader, kept or not
+            if (const auto it = lmem_.find(x); it != lmem_.end() && plan_.last_read[static_cast<std::size_t>(x)] ==
+                                                                          static_cast<std::int64_t>(k)) {
+                it->second.release();
+                lmem_.erase(it);
+            }
         if (keep_) return;
         for (ValueId x : g_.nodes[k].inputs) {
             if (x == no_value) continue;
@@ -879,6 +990,8 @@ private:
     std::vector<std::string>& log_;
     MemoryPlan plan_;
     std::vector<bool> released_;  ///< per root: its scratch buffer was freed
+    emit::Builder* b_ = nullptr;
+    std::map<ValueId, emit::Buffer> lmem_;  ///< the LMEM of the values kept there, until their last reader
 };
 
 /// What a node's lowering works with during emission (pass 4): the attempt's builder, its fusion plan and its
@@ -1345,7 +1458,7 @@ inline Status lower_matmul_node(NodeLowering& nl) {
 JANUS_LOWERING_LINKAGE const std::vector<OpLowering>& builtin_lowerings() {
     static const std::vector<OpLowering> table = [] {
         std::vector<OpLowering> t = {
-            // op lowering, fuses an activation
+            // op lowering, fuses an activation, streams through LMEM
             lowering_of<ops::Conv>(&lower_conv_node, true),
             lowering_of<ops::ConvInteger>(&lower_conv_node),
             lowering_of<ops::ConvTranspose>(&lower_conv_transpose_node),
@@ -1356,12 +1469,12 @@ JANUS_LOWERING_LINKAGE const std::vector<OpLowering>& builtin_lowerings() {
             lowering_of<ops::AveragePool>(&lower_pool_node<ops::AveragePool>),
             lowering_of<ops::GlobalAveragePool>(&lower_pool_node<ops::GlobalAveragePool>),
             lowering_of<ops::GlobalMaxPool>(&lower_pool_node<ops::GlobalMaxPool>),
-            lowering_of<ops::Add>(&lower_binary_node<ops::Add>),
-            lowering_of<ops::Sub>(&lower_binary_node<ops::Sub>),
-            lowering_of<ops::Mul>(&lower_binary_node<ops::Mul>),
-            lowering_of<ops::Min>(&lower_binary_node<ops::Min>),
-            lowering_of<ops::Max>(&lower_binary_node<ops::Max>),
-            lowering_of<ops::Requantize>(&lower_requantize_node),
+            lowering_of<ops::Add>(&lower_binary_node<ops::Add>, false, true),
+            lowering_of<ops::Sub>(&lower_binary_node<ops::Sub>, false, true),
+            lowering_of<ops::Mul>(&lower_binary_node<ops::Mul>, false, true),
+            lowering_of<ops::Min>(&lower_binary_node<ops::Min>, false, true),
+            lowering_of<ops::Max>(&lower_binary_node<ops::Max>, false, true),
+            lowering_of<ops::Requantize>(&lower_requantize_node, false, true),
             lowering_of<ops::Flatten>(&lower_reshape_node),
             lowering_of<ops::Reshape>(&lower_reshape_node),
             lowering_of<ops::Squeeze>(&lower_array_node),
@@ -1380,7 +1493,7 @@ JANUS_LOWERING_LINKAGE const std::vector<OpLowering>& builtin_lowerings() {
         ops::for_each_op([&](auto tag) {
             using O = typename decltype(tag)::type;
             if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>)
-                t.push_back(lowering_of<O>(&lower_unary_node));
+                t.push_back(lowering_of<O>(&lower_unary_node, false, true));
         });
         return t;
     }();
@@ -1418,30 +1531,10 @@ Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& l
     AttemptState S{g, L, b, fusion, mem, opt.rounding};
     L.segments = part.segments;
 
-    // Kernel barrier (seed C2 across kernels). Every kernel places its own events and returns them to 0, but an
-    // event is a FIFO shared by all units: with two kernels in flight, a waiter of the second kernel (say on MAC)
-    // can consume a signal meant for a waiter of the first (on VEC) on a different unit, and the pairing then
-    // follows the timing (MobileNetV2-tiny's GlobalAveragePool read a clobbered rq table that way). So between two
-    // kernels every unit runs a marker that signals one event reserved for the whole program, and SEQ waits for
-    // all four before it dispatches the next kernel: no signal crosses a kernel boundary. The markers touch only
-    // their own 32 B of LMEM (VEC at +0, LUT at +16) and reset the DMA and MAC configuration, which every kernel
-    // sets before it transfers or multiplies.
-    JANUS_TRY(emit::Event barrier_event, b.event("kernel barrier (graph::lower_graph)"));
-    JANUS_TRY(emit::Buffer barrier_lmem, b.alloc(emit::Mem::lmem, 32, "kernel barrier markers (graph::lower_graph)"));
-    const auto kernel_barrier = [&]() -> Status {
-        auto scope = b.scope("kernel barrier");
-        JANUS_TRY(emit::Reg r, b.reg("kernel barrier marker address"));
-        JANUS_TRY(emit::Reg r2, b.reg("kernel barrier marker address"));
-        const emit::Sync mark{nullptr, &barrier_event};
-        JANUS_CHECK(b.emit("li", {r, barrier_lmem.address()}));
-        JANUS_CHECK(b.emit("li", {r2, barrier_lmem.address() + 16}));
-        JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}, mark));
-        JANUS_CHECK(b.emit("mac.cfg", {16, 16, 16, 16}, mark));
-        JANUS_CHECK(b.emit("vec.max", {r, r, r, 16}, mark));
-        JANUS_CHECK(b.emit("lut.apply", {r2, r2, 0, 16}, mark));
-        for (int u = 0; u < 4; ++u) JANUS_CHECK(b.emit("sync", {std::int64_t{1} << barrier_event.index(), 0}));
-        return ok_status();
-    };
+    // Kernel barrier (seed C2 across kernels, emit::KernelBarrier): between two kernels, so that no signal crosses a
+    // kernel boundary and a value kept in LMEM is complete before its reader starts.
+    JANUS_TRY(emit::KernelBarrier barrier, emit::KernelBarrier::make(b));
+    const auto kernel_barrier = [&]() -> Status { return barrier.emit(b); };
 
     std::size_t log_seen = 0;
     bool kernel_before = false;  // a kernel has emitted code since the last barrier (a view or a fused node has none)
@@ -1477,6 +1570,7 @@ Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& l
             for (std::size_t j : {r, fusion.producer[r] ? fusion.producer[r]->act : r}) {
                 const ValueId o = g.nodes[j].outputs[0];
                 if (mem.placement(o)) continue;
+                mem.keep_in_dram(o);
                 if (const auto f = shape_form(g.value(o), gwhat); f.ok()) mem.place_output(o, *f);
             }
         };
@@ -1530,8 +1624,7 @@ Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& l
         mem.release_dead(k);
     }
     if (refused_any) return ok_status();  // not a program: the caller moves the refused nodes to the host
-    barrier_event.release();
-    barrier_lmem.release();
+    barrier.release();
     L.segments.back().end_node = L.npu.size();
     return ok_status();
 }
@@ -1563,12 +1656,17 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         opt.rounding);
     L.log.insert(L.log.end(), L.fusion.log.begin(), L.fusion.log.end());
 
+    emit::Builder b(g.name);  // before the planner, which holds LMEM of it until it is destroyed
     MemoryPlanner mem(g, part, opt.keep_intermediates, L.log);
     std::vector<Refusal> input_refusals;
     mem.place_inputs("graph " + g.name, input_refusals);
     for (const Refusal& r : input_refusals) refuse(r.node, r.error);
-
-    emit::Builder b(g.name);
+    if (opt.lmem_between_kernels)
+        mem.keep_in_lmem(L.fusion, [&](std::string_view op) {
+            const OpLowering* e = lowerings.find(op);
+            return e && e->streams_lmem;
+        });
+    mem.attach(b);
     if (!part.first) {  // every pass's result is there, empty: the dumps print them too
         L.memory = mem.take();
         L.placement = L.memory.placement;
@@ -1728,7 +1826,8 @@ inline std::string fusion_text(const Graph&, const LoweredGraph& L) {
 
 /// After memory planning: the region totals, then every value the NPU holds with its bytes and its buffer's life:
 /// shared with the value owning it (a view, a fused producer), kept to the end (the output region, the host reads a
-/// view of it, keep_intermediates) or freed after its last NPU reader.
+/// view of it, keep_intermediates), freed after its last NPU reader, or kept in LMEM until it; then the `lmem`
+/// decisions (LMEM between kernels).
 inline std::string memory_text(const Graph& g, const LoweredGraph& L) {
     const MemoryPlan& M = L.memory;
     std::string s = "; memory: input " + std::to_string(M.input_bytes) + " B, output " +
@@ -1743,12 +1842,15 @@ inline std::string memory_text(const Graph& g, const LoweredGraph& L) {
             s += ", shares %" + g.values[r].name + "'s buffer\n";
             continue;
         }
-        if (p.region == 1 && !L.intermediates_kept && !M.keep_buffer[i] && M.buffer_last[i] >= 0)
+        if (p.in_lmem())
+            s += ", no DRAM: in LMEM until " + lower_detail::node_what(g, static_cast<std::size_t>(M.last_read[i]));
+        else if (p.region == 1 && !L.intermediates_kept && !M.keep_buffer[i] && M.buffer_last[i] >= 0)
             s += ", freed after " + lower_detail::node_what(g, static_cast<std::size_t>(M.buffer_last[i]));
         else if (p.region == 1 || p.region == 3)
             s += ", kept to the end";
         s += "\n";
     }
+    for (const std::string& line : M.lmem_log) s += ";   " + line + "\n";
     return s;
 }
 

@@ -112,6 +112,7 @@ inline Result<NpuRun> run_npu(const Graph& g, const LoweredGraph& L, std::span<c
                 if (ln.fused) continue;  // not materialized: its bytes are the fused activation's output
                 const ValueId o = g.nodes[ln.node].outputs[0];
                 const Placement& p = *L.placement[static_cast<std::size_t>(o)];
+                if (p.in_lmem()) continue;  // kept in LMEM between two kernels: no DRAM holds it
                 if (!L.intermediates_kept &&
                     std::find(L.segment_outputs.begin(), L.segment_outputs.end(), o) == L.segment_outputs.end())
                     continue;
@@ -137,7 +138,9 @@ struct ValueDiff {
     std::int64_t elements = 0, differing = 0;
     std::int64_t first = -1;     ///< the first differing element (row-major), -1: identical
     std::int64_t max_steps = 0;  ///< int8/uint8: the largest difference in codes
-    bool materialized = true;    ///< false: the NPU never holds this value (a producer fused with its activation)
+    bool materialized = true;    ///< false: no DRAM holds this value on the NPU: a producer fused with its
+                                 ///< activation, or a value kept in LMEM between two kernels (in_lmem)
+    bool in_lmem = false;
 };
 
 struct Verification {
@@ -187,11 +190,12 @@ inline Result<Verification> verify_engines(const Graph& g, const LoweredGraph& l
                   ver.values.push_back(d);
               }));
     ver.report = std::move(npu.report);
-    for (const LoweredNode& ln : lowered.npu)
-        if (ln.fused) {
-            const ValueId o = g.nodes[ln.node].outputs[0];
-            ver.values.push_back({ln.node, o, element_count(g.value(o).type.shape), 0, -1, 0, false});
-        }
+    for (const LoweredNode& ln : lowered.npu) {
+        const ValueId o = g.nodes[ln.node].outputs[0];
+        const bool lmem = lowered.placement[static_cast<std::size_t>(o)]->in_lmem();
+        if (ln.fused || lmem)
+            ver.values.push_back({ln.node, o, element_count(g.value(o).type.shape), 0, -1, 0, false, lmem});
+    }
     std::stable_sort(ver.values.begin(), ver.values.end(),
                      [](const ValueDiff& a, const ValueDiff& b) { return a.node < b.node; });
     return ver;
