@@ -20,6 +20,7 @@
 #include "kernels.hpp"
 #include "support/compiled_sim.hpp"
 
+// Test executables build as one unity TU per directory: this file's helpers and tests live in their own namespace.
 namespace lmem_test {
 
 using namespace janus;
@@ -84,10 +85,6 @@ const std::string budget =
     "  %big: int8[1,16,48,96] q(int8 s=0.1 zp=3) = Relu(%z)\n"
     "  %f: int8[1,16,48,96] q(int8 s=0.1 zp=-3) = Neg(%big)\n"
     "  output %e\n  output %f\n}\n";
-
-}  // namespace lmem_test
-
-using namespace lmem_test;
 
 TEST_CASE("memory planning keeps an elementwise chain's values in LMEM, and says why it keeps the others in DRAM") {
     const graph::Graph g = janus_test::parsed(chain, "chain.ir");
@@ -178,3 +175,5 @@ TEST_CASE("values in LMEM: both engines bit-identical, no fault, no race, fewer 
         CHECK(listed == (g.name == "lm" ? 2u : g.name == "bg" ? 2u : 0u));
     }
 }
+
+}  // namespace lmem_test

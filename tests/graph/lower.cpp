@@ -89,7 +89,7 @@ std::vector<Tensor> npu_matches_reference(const graph::Graph& g, const graph::Lo
 }
 
 /// janusc verify's comparison on `l` (which keeps its intermediates): no value differs. Returns how many values were
-/// listed as not materialized (fused).
+/// listed as not materialized (fused, or kept in LMEM between two kernels).
 std::size_t verify_clean(const graph::Graph& g, const graph::LoweredGraph& l) {
     const auto v =
         graph::verify_engines(g, l, graph::seeded_inputs(g, 4), janus_tools::kernel_by_name, janus_test::simulate);
@@ -126,10 +126,16 @@ TEST_CASE("every fixture runs on the NPU engine bit-identical to the reference, 
                 CHECK(bytes_of(t) == ref_values.at(v));
                 ++compared;
             });
-            std::size_t fused = 0;  // a producer fused with its activation has no value of its own on the NPU
-            for (const auto& ln : kept.npu) fused += ln.fused;
-            CHECK(compared + fused == g.nodes.size());  // every other node's value, host and NPU, was compared
+            // a producer fused with its activation has no value of its own on the NPU; a value kept in LMEM
+            // between two kernels (tests/graph/lmem.cpp) has none in DRAM
+            std::size_t fused = 0, in_lmem = 0;
+            for (const auto& ln : kept.npu) {
+                fused += ln.fused;
+                in_lmem += kept.placement[static_cast<std::size_t>(g.nodes[ln.node].outputs[0])]->in_lmem();
+            }
+            CHECK(compared + fused + in_lmem == g.nodes.size());  // every other node's value was compared
             CHECK(fused == (stem == "qdq_conv_relu_shared" ? 1u : 0u));
+            CHECK(in_lmem == (stem == "qdq_uint8_add_sigmoid" ? 1u : 0u));
             REQUIRE(npu.outputs.size() == ref->size());
             for (std::size_t i = 0; i < ref->size(); ++i) CHECK(bytes_of(npu.outputs[i]) == bytes_of((*ref)[i]));
             CHECK(npu.report.cycles > 0);
@@ -450,8 +456,8 @@ TEST_CASE("MatMul / Gemm + Sigmoid: the table is applied to each output tile bef
         for (const auto& ln : l.npu) fused += ln.fused;
         CHECK(fused == 2);
         npu_matches_reference(*g, l);
-        if (keep) {
-            CHECK(verify_clean(*g, l) == 2);
+        if (keep) {  // the two fused producers, and %h, kept in LMEM from the Sigmoid to the Add (tests/graph/lmem.cpp)
+            CHECK(verify_clean(*g, l) == 3);
         }
     }
 }

@@ -827,16 +827,28 @@ public:
             return part_.on_npu[j] && fusion.fused_into[j] < 0 && !fusion.producer[j] &&
                    streams(std::string_view(g_.nodes[j].op));
         };
-        struct Kept {
-            std::size_t from, to;
-            std::int64_t bytes;
-        };
-        std::vector<Kept> kept;
+        // n log n in the graph: next_stop[j] is the first node >= j where a segment starts or an NPU kernel does not
+        // stream (what may not come between a producer and its last reader), and the values kept so far, by their
+        // last reader, give the bytes kept at node k
+        std::vector<std::size_t> next_stop(g_.nodes.size() + 1, g_.nodes.size());
+        for (std::size_t j = g_.nodes.size(); j-- > 0;)
+            next_stop[j] = part_.seg_at[j] >= 0 || (part_.on_npu[j] && !streaming(j)) ? j : next_stop[j + 1];
+        std::vector<std::vector<std::size_t>> readers_of(g_.values.size());  // Graph::consumers scans every node
+        for (std::size_t j = 0; j < g_.nodes.size(); ++j)
+            for (ValueId x : g_.nodes[j].inputs)
+                if (x != no_value) {
+                    auto& r = readers_of[static_cast<std::size_t>(x)];
+                    if (r.empty() || r.back() != j) r.push_back(j);
+                }
+        std::multimap<std::size_t, std::int64_t> live;  // last reader -> bytes, of the values kept and alive
+        std::int64_t live_bytes = 0;
         for (std::size_t k = *part_.first; k <= *part_.last; ++k) {
+            for (auto it = live.begin(); it != live.end() && it->first < k; it = live.erase(it))
+                live_bytes -= it->second;
             if (!streaming(k) || g_.nodes[k].outputs.size() != 1) continue;
             const ValueId o = g_.nodes[k].outputs[0];
             const auto oi = static_cast<std::size_t>(o);
-            const auto readers = g_.consumers(o);
+            const auto& readers = readers_of[oi];
             if (readers.empty() || part_.read_by_host[oi] || g_.is_output(o)) continue;
             const auto form = shape_form(g_.value(o), "");
             if (!form.ok() || form->elem != 1) continue;
@@ -847,27 +859,23 @@ public:
                 if (why.empty() &&
                     (!streaming(r) || g_.value(g_.nodes[r].outputs[0]).type.shape != g_.value(o).type.shape))
                     why = node_what(g_, r) + " reads it and does not stream it as it is";
-            for (std::size_t j = k + 1; j <= last && why.empty(); ++j)
-                if (part_.seg_at[j] >= 0)
-                    why = "a segment starts at " + node_what(g_, j) + " before its last reader";
-                else if (part_.on_npu[j] && !streaming(j))
-                    why = node_what(g_, j) + " runs before its last reader and does not stream";
-            const std::int64_t bytes = emit::round16(form->bytes());
-            std::int64_t live = bytes;
-            for (const Kept& e : kept)
-                if (e.to >= k && e.from <= last) live += e.bytes;
+            if (const std::size_t j = next_stop[k + 1]; why.empty() && j <= last)
+                why = part_.seg_at[j] >= 0 ? "a segment starts at " + node_what(g_, j) + " before its last reader"
+                                           : node_what(g_, j) + " runs before its last reader and does not stream";
+            const std::int64_t bytes = emit::round16(form->bytes()), total = live_bytes + bytes;
             if (why.empty() && bytes > lmem_keep_value)
                 why = std::to_string(bytes) + " B, above the " + std::to_string(lmem_keep_value) +
                       " B one value may keep";
-            else if (why.empty() && live > lmem_keep_total)
-                why = "with the values kept over its life, " + std::to_string(live) + " B, above " +
+            else if (why.empty() && total > lmem_keep_total)
+                why = "with the values kept over its life, " + std::to_string(total) + " B, above " +
                       std::to_string(lmem_keep_total) + " B";
             if (!why.empty()) {  // a line for every streaming producer: kept, or why not
                 plan_.lmem_log.push_back(what + ": in DRAM, " + why);
                 continue;
             }
             plan_.in_lmem[oi] = true;
-            kept.push_back({k, last, bytes});
+            live.emplace(last, bytes);
+            live_bytes += bytes;
             plan_.lmem_log.push_back(what + ": kept in LMEM to " + node_what(g_, last) + ", " + std::to_string(bytes) +
                                      " B");
         }
@@ -957,7 +965,8 @@ public:
         plan_.placement[static_cast<std::size_t>(x)] = p;
         log_.push_back("const  " + g_.value(x).name + ": " + p.str());
     }
-    /// Free the scratch buffers whose last NPU reader is node k (after k's kernel); none under keep_intermediates.
+    /// Free the buffers whose last NPU reader is node k (after k's kernel): the LMEM of values kept there, and the
+    /// scratch buffers (none under keep_intermediates).
     void release_dead(std::size_t k) {
         for (ValueId x : g_.nodes[k].inputs)  // LMEM between kernels: freed after the last reader, kept or not
             if (const auto it = lmem_.find(x); it != lmem_.end() && plan_.last_read[static_cast<std::size_t>(x)] ==
