@@ -4,6 +4,9 @@
 // iteration is emission + simulation.
 //   EwAdd/N    Add of two int8 tensors of N elements (vec.ew.add): 3N bytes moved
 //   LutSig/N   Sigmoid (lut.apply, its 256-entry table loaded once): 2N bytes moved
+//   EwChain/N/kept  the chain Add(x, y) -> Sigmoid -> Mul(., z) as three kernels with kernel barriers between them,
+//              its two intermediates in DRAM scratch (kept = 0: 8N bytes moved) or kept in LMEM (kept = 1, as
+//              graph/lower.hpp keeps them: 4N bytes); counter dma_bytes
 //   Matmul/M/K/N  quantized MatMul (mac.mm + vec.rq), per-column weight scales: M K N MACs, MK + KN + MN bytes;
 //              FC 1024 -> 1000 (M = 1) and the 1x1 conv 56x56x64 -> 64 as a matmul (M = 3136)
 //   Depthwise/H/C/s  3x3 depthwise conv, stride s (pad 1; stride 2: pads 0 0 1 1, as TF 'SAME'), on VEC (vec.mac per tap, vec.rq per row): the MAC array is idle, so the
@@ -40,8 +43,10 @@ using namespace janus;
 numeric::QuantParams q8(float scale, std::int32_t zp) { return numeric::make_quant(DType::i8, scale, zp).value(); }
 
 /// Emit with `lower(builder)`, run on `m` (input and output regions prepared by the caller), report the counters.
+/// `dma`, when given, gets the run's DMA bytes.
 template <class Lower>
-void run_kernel(benchmark::State& state, vnpu::sim::Machine& m, double bound, Lower&& lower) {
+void run_kernel(benchmark::State& state, vnpu::sim::Machine& m, double bound, Lower&& lower,
+                std::uint64_t* dma = nullptr) {
     std::uint64_t cycles = 0;
     for (auto _ : state) {
         emit::Builder b("bench");
@@ -57,6 +62,7 @@ void run_kernel(benchmark::State& state, vnpu::sim::Machine& m, double bound, Lo
             return;
         }
         cycles = r.cycles;
+        if (dma) *dma = r.dma_bytes;
         benchmark::DoNotOptimize(m.dram[3].data());
     }
     state.counters["sim_cycles"] = static_cast<double>(cycles);
@@ -98,6 +104,51 @@ void LutSig(benchmark::State& state) {
     run_kernel(state, m, bound, [&](emit::Builder& b) { return emit::lower_lut(b, *table, {2, 0, n}, {3, 0, n}); });
 }
 BENCHMARK(LutSig)->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 32)->Unit(benchmark::kMicrosecond);
+
+void EwChain(benchmark::State& state) {
+    const std::int64_t n = state.range(0), p = (n + 15) / 16 * 16;
+    const bool kept = state.range(1) != 0;
+    const auto r = janus::numeric::default_rounding_mode;
+    const auto type = [&](numeric::QuantParams q) { return ops::TensorType{DType::i8, Shape{n}, q}; };
+    const ops::TensorType add_in[2] = {type(q8(0.1f, 3)), type(q8(0.07f, -2))}, sig_in[1] = {type(q8(0.15f, 1))},
+                          mul_in[2] = {type(q8(1.0f / 256, -128)), type(q8(0.05f, 4))};
+    const auto add = ops::Add::plan(add_in, {}, sig_in[0], r).value();
+    const auto sig = ops::Sigmoid::plan(sig_in, ops::NoAttrs{}, mul_in[0], r).value();
+    const auto mul = ops::Mul::plan(mul_in, {}, type(q8(0.02f, 0)), r).value();
+    auto m = machine(3 * p, p);
+    m.dram[1].resize(static_cast<std::size_t>(2 * p));
+    const double bound = (kept ? 4.0 : 8.0) * static_cast<double>(n) / 16;
+    std::uint64_t dma = 0;
+    run_kernel(
+        state, m, bound,
+        [&](emit::Builder& b) -> Status {
+            JANUS_TRY(emit::KernelBarrier barrier, emit::KernelBarrier::make(b));
+            emit::Buffer s1, s2;
+            emit::DramTensor t1{1, 0, n}, t2{1, static_cast<std::uint32_t>(p), n};
+            if (kept) {
+                JANUS_TRY(s1, b.alloc(emit::Mem::lmem, static_cast<std::uint32_t>(p), "s1"));
+                JANUS_TRY(s2, b.alloc(emit::Mem::lmem, static_cast<std::uint32_t>(p), "s2"));
+                t1 = {emit::lmem_region, s1.address(), n}, t2 = {emit::lmem_region, s2.address(), n};
+            }
+            const auto u = [](std::int64_t x) { return static_cast<std::uint32_t>(x); };
+            JANUS_CHECK(emit::lower_binary<expr::BinOp::add>(b, add, {2, 0, n}, {2, u(p), n}, t1));
+            JANUS_CHECK(barrier.emit(b));
+            JANUS_CHECK(emit::lower_lut(b, *sig, t1, t2));
+            JANUS_CHECK(barrier.emit(b));
+            JANUS_CHECK(emit::lower_binary<expr::BinOp::mul>(b, mul, t2, {2, u(2 * p), n}, {3, 0, n}));
+            s1.release(), s2.release();
+            barrier.release();
+            return ok_status();
+        },
+        &dma);
+    state.counters["dma_bytes"] = static_cast<double>(dma);
+}
+BENCHMARK(EwChain)
+    ->Args({28 * 28 * 32, 0})
+    ->Args({28 * 28 * 32, 1})
+    ->Args({56 * 56 * 16, 0})
+    ->Args({56 * 56 * 16, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 void Matmul(benchmark::State& state) {
     const std::int64_t M = state.range(0), K = state.range(1), N = state.range(2);
