@@ -4,9 +4,10 @@
 // iteration is emission + simulation.
 //   EwAdd/N    Add of two int8 tensors of N elements (vec.ew.add): 3N bytes moved
 //   LutSig/N   Sigmoid (lut.apply, its 256-entry table loaded once): 2N bytes moved
-//   EwChain/N/kept  the chain Add(x, y) -> Sigmoid -> Mul(., z) as three kernels with kernel barriers between them,
-//              its two intermediates in DRAM scratch (kept = 0: 8N bytes moved) or kept in LMEM (kept = 1, as
-//              graph/lower.hpp keeps them: 4N bytes); counter dma_bytes
+//   EwChain/N/mode  the chain Add(x, y) -> Sigmoid -> Mul(., z), kernel barriers between its kernels: three kernels
+//              with the two intermediates in DRAM scratch (mode 0: 8N bytes moved) or kept in LMEM (mode 1: 4N
+//              bytes), or the Sigmoid fused into the Add's kernel and its result kept in LMEM (mode 2: two kernels,
+//              4N bytes; what graph/lower.hpp makes of the chain); counter dma_bytes
 //   Matmul/M/K/N  quantized MatMul (mac.mm + vec.rq), per-column weight scales: M K N MACs, MK + KN + MN bytes;
 //              FC 1024 -> 1000 (M = 1) and the 1x1 conv 56x56x64 -> 64 as a matmul (M = 3136)
 //   Depthwise/H/C/s  3x3 depthwise conv, stride s (pad 1; stride 2: pads 0 0 1 1, as TF 'SAME'), on VEC (vec.mac per tap, vec.rq per row): the MAC array is idle, so the
@@ -107,7 +108,8 @@ BENCHMARK(LutSig)->Arg(28 * 28 * 32)->Arg(56 * 56 * 24)->Arg(112 * 112 * 32)->Un
 
 void EwChain(benchmark::State& state) {
     const std::int64_t n = state.range(0), p = (n + 15) / 16 * 16;
-    const bool kept = state.range(1) != 0;
+    const std::int64_t mode = state.range(1);
+    const bool kept = mode != 0;
     const auto r = janus::numeric::default_rounding_mode;
     const auto type = [&](numeric::QuantParams q) { return ops::TensorType{DType::i8, Shape{n}, q}; };
     const ops::TensorType add_in[2] = {type(q8(0.1f, 3)), type(q8(0.07f, -2))}, sig_in[1] = {type(q8(0.15f, 1))},
@@ -131,9 +133,13 @@ void EwChain(benchmark::State& state) {
                 t1 = {emit::lmem_region, s1.address(), n}, t2 = {emit::lmem_region, s2.address(), n};
             }
             const auto u = [](std::int64_t x) { return static_cast<std::uint32_t>(x); };
-            JANUS_CHECK(emit::lower_binary<expr::BinOp::add>(b, add, {2, 0, n}, {2, u(p), n}, t1));
-            JANUS_CHECK(barrier.emit(b));
-            JANUS_CHECK(emit::lower_lut(b, *sig, t1, t2));
+            if (mode == 2) {  // one kernel for Add and Sigmoid: the table on each tile
+                JANUS_CHECK(emit::lower_binary<expr::BinOp::add>(b, add, {2, 0, n}, {2, u(p), n}, t2, {}, *sig));
+            } else {
+                JANUS_CHECK(emit::lower_binary<expr::BinOp::add>(b, add, {2, 0, n}, {2, u(p), n}, t1));
+                JANUS_CHECK(barrier.emit(b));
+                JANUS_CHECK(emit::lower_lut(b, *sig, t1, t2));
+            }
             JANUS_CHECK(barrier.emit(b));
             JANUS_CHECK(emit::lower_binary<expr::BinOp::mul>(b, mul, t2, {2, u(2 * p), n}, {3, 0, n}));
             s1.release(), s2.release();
@@ -146,8 +152,10 @@ void EwChain(benchmark::State& state) {
 BENCHMARK(EwChain)
     ->Args({28 * 28 * 32, 0})
     ->Args({28 * 28 * 32, 1})
+    ->Args({28 * 28 * 32, 2})
     ->Args({56 * 56 * 16, 0})
     ->Args({56 * 56 * 16, 1})
+    ->Args({56 * 56 * 16, 2})
     ->Unit(benchmark::kMicrosecond);
 
 void Matmul(benchmark::State& state) {

@@ -279,6 +279,53 @@ TEST_CASE("tensors kept in LMEM between kernels: every stream form, bit-exact, n
     CHECK_FALSE(kept_chain(5000, 1024, false).races.empty());
 }
 
+TEST_CASE("a binary op with a fused unary epilogue: vec.ew then lut.apply on each tile, bit-exact, no race") {
+    for (const std::int64_t n : {13, 1000, 5000})
+        for (const std::int64_t max_tile : {0, 64, 1024})
+            for (const bool kept_out : {false, true}) {
+                CAPTURE(n);
+                CAPTURE(max_tile);
+                CAPTURE(kept_out);
+                std::mt19937 rng(static_cast<std::uint32_t>(n * 3 + max_tile));
+                const auto a = random_bytes(n, rng), c = random_bytes(n, rng);
+                const auto qa = q8(0.1f, 5), qc = q8(0.05f, -5), qs = q8(0.12f, 1), qo = q8(1.0f / 256, -128);
+                const auto r = numeric::default_rounding_mode;
+                const auto sum = ops::call<ops::Add>(
+                    {Tensor::from<std::int8_t>(Shape{n}, a, qa), Tensor::from<std::int8_t>(Shape{n}, c, qc)}, {},
+                    ops::TensorType{DType::i8, Shape{n}, qs});
+                REQUIRE(sum.ok());
+                const auto want = ops::call<ops::Sigmoid>({*sum}, {}, ops::TensorType{DType::i8, Shape{n}, qo});
+                REQUIRE(want.ok());
+                const auto table = janus_test::quant_plan<ops::Sigmoid>({qs}, qo, r, ops::NoAttrs{});
+                REQUIRE(table.ok());
+                const std::int64_t p = round16(n);
+                const DramTensor A{2, 0, n}, C{2, static_cast<std::uint32_t>(p), n}, O{3, 0, n};
+                vnpu::sim::Machine m;
+                put(m.dram[2], A, a);
+                put(m.dram[2], C, c);
+                m.dram[3].resize(static_cast<std::size_t>(p));
+                Builder b("add_sigmoid");
+                auto barrier = KernelBarrier::make(b);
+                REQUIRE(barrier.ok());
+                auto kept = b.alloc(Mem::lmem, static_cast<std::uint32_t>(p), "kept");
+                REQUIRE(kept.ok());
+                const DramTensor S = kept_out ? DramTensor{lmem_region, kept->address(), n} : O;
+                REQUIRE(lower_binary<expr::BinOp::add>(b, *janus_test::binary_plan<expr::BinOp::add>(qa, qc, qs, r),
+                                                       A, C, S, StreamOptions{max_tile}, **table)
+                            .ok());
+                if (kept_out) {  // the kept result goes to DRAM through an identity table, after the barrier
+                    expr::Table256 id;
+                    for (int i = 0; i < 256; ++i) id.values[static_cast<std::size_t>(i)] = i - 128;
+                    REQUIRE(barrier->emit(b).ok());
+                    REQUIRE(lower_lut(b, id, S, O, StreamOptions{max_tile}).ok());
+                }
+                kept->release();
+                barrier->release();
+                et::run_clean(b, m);
+                CHECK(get(m.dram[3], O) == want->to_vector<std::int8_t>());
+            }
+}
+
 TEST_CASE("a kept tensor is never loaded or stored: the stream's log and its DMA count") {
     const auto q = q8(0.1f, 0);
     const auto plan = janus_test::binary_plan<expr::BinOp::add>(q, q, q, numeric::default_rounding_mode).value();

@@ -8,6 +8,7 @@
 // LMEM, as docs/janusc.md "Kernel barrier" explains.)
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,8 +72,21 @@ const std::string between =
     "graph bt {\n  input %x: int8[1,16,8,8] q(int8 s=0.1 zp=3)\n  input %y: int8[1,16,8,8] q(int8 s=0.05 zp=-2)\n"
     "  %s: int8[1,16,8,8] q(int8 s=0.12 zp=1) = Add(%x, %y)\n"
     "  %g: int8[1,16,1,1] q(int8 s=0.1 zp=3) = GlobalAveragePool(%x)\n"
-    "  %t: int8[1,16,8,8] q(int8 s=0.12 zp=1) = Relu(%s)\n"
+    "  %t: int8[1,16,8,8] q(int8 s=0.12 zp=1) = Sub(%s, %y)\n"
     "  output %g\n  output %t\n}\n";
+
+// activations fused into streaming producers (fusion_pass, Fuses::table), and the values their kernels write kept
+// in LMEM: node 1 Relu is the Add's table on each tile, node 3 Neg is the Mul's, node 5 Relu is composed with node 4
+// Sigmoid's table; %r (written by the Add's kernel) and %a (by the Mul's) stay in LMEM
+const std::string fused =
+    "graph fz {\n  input %x: int8[1,16,8,8] q(int8 s=0.1 zp=3)\n  input %y: int8[1,16,8,8] q(int8 s=0.05 zp=-2)\n"
+    "  %s: int8[1,16,8,8] q(int8 s=0.12 zp=1) = Add(%x, %y)\n"
+    "  %r: int8[1,16,8,8] q(int8 s=0.06 zp=-128) = Relu(%s)\n"
+    "  %u: int8[1,16,8,8] q(int8 s=0.004 zp=-7) = Mul(%r, %x)\n"
+    "  %a: int8[1,16,8,8] q(int8 s=0.004 zp=7) = Neg(%u)\n"
+    "  %b: int8[1,16,8,8] q(int8 s=0.00390625 zp=-128) = Sigmoid(%a)\n"
+    "  %c: int8[1,16,8,8] q(int8 s=0.00390625 zp=-128) = Relu(%b)\n"
+    "  output %c\n}\n";
 
 // 48 KiB values: %a and %b fit together (96 KiB), %c with both would hold 144 KiB; %big is 72 KiB alone
 const std::string budget =
@@ -83,7 +97,7 @@ const std::string budget =
     "  %d: int8[1,16,48,64] q(int8 s=0.2 zp=0) = Add(%a, %b)\n"
     "  %e: int8[1,16,48,64] q(int8 s=0.2 zp=0) = Add(%d, %c)\n"
     "  %big: int8[1,16,48,96] q(int8 s=0.1 zp=3) = Relu(%z)\n"
-    "  %f: int8[1,16,48,96] q(int8 s=0.1 zp=-3) = Neg(%big)\n"
+    "  %f: int8[1,16,48,96] q(int8 s=0.1 zp=-3) = Add(%big, %z)\n"
     "  output %e\n  output %f\n}\n";
 
 TEST_CASE("memory planning keeps an elementwise chain's values in LMEM, and says why it keeps the others in DRAM") {
@@ -132,10 +146,31 @@ TEST_CASE("memory planning keeps an elementwise chain's values in LMEM, and says
                      "131072 B"));
     CHECK_FALSE(in_lmem(c, lc, "big"));
     CHECK(logged(lc, "lmem   %big of node 5 (Relu): in DRAM, 73728 B, above the 65536 B one value may keep"));
+
+    const graph::Graph f = janus_test::parsed(fused, "fused.ir");
+    const graph::LoweredGraph lf = lower(f, false, true);
+    std::vector<std::int64_t> into(f.nodes.size(), -1);
+    into[1] = 0, into[3] = 2, into[5] = 4;
+    CHECK(lf.fusion.fused_into == into);
+    const auto fuse_logged = [&](const std::string& line) {
+        return std::find(lf.fusion.log.begin(), lf.fusion.log.end(), line) != lf.fusion.log.end();
+    };
+    CHECK(fuse_logged("fuse   node 1 (Relu) after node 0 (Add): fused as a lut.apply on each output tile before the "
+                      "store"));
+    CHECK(fuse_logged("fuse   node 5 (Relu) after node 4 (Sigmoid): fused, its table composed with the producer's "
+                      "(one lut.apply)"));
+    // rule: the value a kernel writes for its fused activation is kept in LMEM like its own
+    CHECK(in_lmem(f, lf, "r"));
+    CHECK(in_lmem(f, lf, "a"));
+    CHECK(logged(lf, "lmem   %r of node 0 (Add): kept in LMEM to node 2 (Mul), 1024 B"));
+    CHECK(logged(lf, "lmem   %a of node 2 (Mul): kept in LMEM to node 4 (Sigmoid), 1024 B"));
+    std::size_t code = 0;  // three kernels for six nodes
+    for (const auto& n : lf.npu) code += n.code_end > n.code_begin ? 1 : 0;
+    CHECK(code == 3);
 }
 
 TEST_CASE("values in LMEM: both engines bit-identical, no fault, no race, fewer DMA bytes than with all in DRAM") {
-    for (const std::string& text : {chain, between, budget}) {
+    for (const std::string& text : {chain, between, budget, fused}) {
         const graph::Graph g = janus_test::parsed(text, "lmem.ir");
         CAPTURE(g.name);
         const graph::LoweredGraph on = lower(g, false, true), off = lower(g, false, false);
@@ -168,11 +203,11 @@ TEST_CASE("values in LMEM: both engines bit-identical, no fault, no race, fewer 
         std::size_t listed = 0, lmem_values = 0;
         for (const auto& d : v->values) {
             listed += d.in_lmem && !d.materialized;
-            lmem_values += kept.placement[static_cast<std::size_t>(d.value)] &&
-                           kept.placement[static_cast<std::size_t>(d.value)]->in_lmem();
+            const auto& p = kept.placement[static_cast<std::size_t>(d.value)];
+            lmem_values += p && p->in_lmem() && !(d.materialized == false && !d.in_lmem);  // not a fused producer
         }
         CHECK(listed == lmem_values);
-        CHECK(listed == (g.name == "lm" ? 2u : g.name == "bg" ? 2u : 0u));
+        CHECK(listed == (g.name == "lm" || g.name == "bg" || g.name == "fz" ? 2u : 0u));
     }
 }
 

@@ -105,7 +105,9 @@ std::string fusion_graph() {
 TEST_CASE("fusion: the activation each producer's kernel computes, and why the others stay kernels") {
     const graph::Graph g = parsed(fusion_graph());
     const graph::Partition p = graph::lower_detail::partition_pass(g, std::vector<bool>(g.nodes.size(), false));
-    const auto matmul = [](std::string_view op) { return op == "MatMul"; };
+    const auto matmul = [](std::string_view op) {
+        return op == "MatMul" ? graph::Fuses::clamp_or_table : graph::Fuses::no;
+    };
     const graph::FusionPlan f = graph::lower_detail::fusion_pass(g, p, matmul, numeric::Rounding::round_double);
     // rule: a unary op that is the only reader of a fusing producer's output is computed by its kernel
     REQUIRE(f.producer[0]);
@@ -128,7 +130,7 @@ TEST_CASE("fusion: the activation each producer's kernel computes, and why the o
     CHECK(logged("fuse   node 7 (Relu) after node 6 (MatMul): kept as a kernel, m3 has 2 readers"));
     // rule: only a producer whose lowering fuses an activation (OpLowering::fuses_activation) takes one
     const graph::FusionPlan none = graph::lower_detail::fusion_pass(
-        g, p, [](std::string_view) { return false; }, numeric::Rounding::round_double);
+        g, p, [](std::string_view) { return graph::Fuses::no; }, numeric::Rounding::round_double);
     CHECK(std::none_of(none.producer.begin(), none.producer.end(), [](const auto& x) { return x.has_value(); }));
 
     // lower_graph keeps the plan of the built-in registry: MatMul fuses

@@ -295,14 +295,20 @@ has "$T/out" "verify: all 5 values bit-identical on both engines"
 run 0 "$J" verify "$FX/qdq_conv_relu_shared.onnx"
 has "$T/out" "conv_17 int8[1,8,8,8] (int8 s=0.0235294122 zp=-43): fused with the activation after it (not materialized on the NPU)"
 has "$T/out" "verify: all 3 values bit-identical on both engines (1 more fused, not materialized)"
-# an Add whose only reader is a Sigmoid: its value stays in LMEM between the two kernels (docs/janusc.md "LMEM
-# between kernels"); verify says it is not compared, and the memory dump says where it is and why
+# an Add whose only reader is a Sigmoid: the Sigmoid is the Add's table on each tile (one kernel, fusion)
 run 0 "$J" verify "$FX/qdq_uint8_add_sigmoid.onnx"
-has "$T/out" "sum int8[1,4,5,5] (int8 s=0.0235294122 zp=-1): kept in LMEM between two kernels (not in DRAM, not compared)"
-has "$T/out" "verify: all 4 values bit-identical on both engines (1 more kept in LMEM between kernels, not compared)"
-run 0 "$J" compile "$FX/qdq_uint8_add_sigmoid.onnx" -o "$T/as-lmem.jpk" --dump-ir=after:memory
-has "$T/out" ";   %sum: LMEM @32 +400 B, no DRAM: in LMEM until node 3 (Sigmoid sigmoid)"
-has "$T/out" ";   lmem   %sum of node 2 (Add add): kept in LMEM to node 3 (Sigmoid sigmoid), 400 B"
+has "$T/out" "sum int8[1,4,5,5] (int8 s=0.0235294122 zp=-1): fused with the activation after it"
+has "$T/out" "verify: all 4 values bit-identical on both engines (1 more fused, not materialized)"
+# a QDQ chain of 6 Relus: fused in pairs (one composed table each), and the value each pair's kernel writes stays in
+# LMEM for the next (docs/janusc.md "LMEM between kernels"); verify says which are not compared, the memory dump
+# where they are and why
+/usr/bin/python3 "$SRC/scripts/make_chain_model.py" 6 "$T/chain6.onnx" --kind qdq
+run 0 "$J" verify "$T/chain6.onnx"
+has "$T/out" "node 2 Relu (Relu1) npu: r1 int8[1,16] (int8 s=0.0500000007 zp=-10): kept in LMEM between two kernels"
+has "$T/out" "verify: all 3 values bit-identical on both engines (3 more fused, not materialized; 2 more kept in LMEM"
+run 0 "$J" compile "$T/chain6.onnx" -o "$T/chain6.jpk" --dump-ir=after:memory
+has "$T/out" ";   %r1: LMEM @32 +16 B, no DRAM: in LMEM until node 3 (Relu Relu2)"
+has "$T/out" ";   lmem   %r1 of node 1 (Relu Relu0): kept in LMEM to node 3 (Relu Relu2), 16 B"
 run 2 "$J" verify "$SRC/tests/onnx/bad_import/opset_18.onnx"
 has "$T/err" "[onnx-opset]"
 run 2 "$J" verify "$FX/qdq_conv_relu.onnx" --seed x

@@ -627,11 +627,14 @@ int cmd_verify(const VerifyArgs& a) {
     std::cout << npu_summary(*l, v->report) << "\n";
     const std::size_t first = v->first_divergence();
     if (first == v->values.size()) {
+        std::string more;  // the values no DRAM holds on the NPU
+        if (fused) more = std::to_string(fused) + " more fused, not materialized";
+        if (kept) {
+            if (!more.empty()) more += "; ";
+            more += std::to_string(kept) + " more kept in LMEM between kernels, not compared";
+        }
         std::cout << "verify: all " << v->values.size() - fused - kept << " values bit-identical on both engines"
-                  << (fused ? " (" + std::to_string(fused) + " more fused, not materialized)" : std::string())
-                  << (kept ? " (" + std::to_string(kept) + " more kept in LMEM between kernels, not compared)"
-                           : std::string())
-                  << "\n";
+                  << (more.empty() ? std::string() : " (" + more + ")") << "\n";
         return exit_ok;
     }
     const auto& n = g->nodes[v->values[first].node];

@@ -3,6 +3,7 @@
 //   binary (Add, Sub, Mul, Min, Max; ops/binary.hpp)  ->  vec.ew.<kind> with the op's BinaryQuantPlan as the
 //       parameter block (vnpu/params.hpp), rounding named in the block
 //   unary (every op of ops/unary.hpp)                   ->  lut.apply with the op's own 256-entry table
+//   binary, then a unary op on its result (fused)     ->  vec.ew.<kind>, then lut.apply on each tile before its store
 // Both stream their tensors through LMEM with emit/stream.hpp. The parameter block and the table are constants of
 // the weights region (identical ones stored once) loaded by DMA before the first tile.
 //
@@ -135,34 +136,6 @@ inline DramTensor broadcast_row_constant(Builder& b, std::span<const std::int8_t
     return DramTensor{0, b.constant(bytes), period, n};
 }
 
-/// out = Kind(a, b) under `plan` (the binary op's plan, ops::Add::plan ...), with its rounding. Either input may be a
-/// row repeated along the output (emit/stream.hpp): its element count a multiple of 16 that divides the output's.
-template <expr::BinOp Kind>
-Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTensor& x, const DramTensor& y,
-                    const DramTensor& out, const StreamOptions& opt = {}) {
-    constexpr std::string_view mnemonic = ew_mnemonic(Kind);
-    static_assert(!mnemonic.empty(), "vec.ew has add, sub, mul, min and max");
-    for (const DramTensor* t : {&x, &y})
-        if (t->elements != out.elements &&
-            (t->elements % 16 != 0 || t->elements == 0 || out.elements % (t->row ? t->row : t->elements) != 0))
-            return make_error(b.name(), std::string(mnemonic), "lower-broadcast",
-                              "inputs of " + std::to_string(x.elements) + " and " + std::to_string(y.elements) +
-                                  " elements for an output of " + std::to_string(out.elements) +
-                                  ": a broadcast input must be a row of a multiple of 16 elements repeated along the "
-                                  "output (a constant row of any length: broadcast_row_constant); the host runs it");
-    auto txn = b.transaction();
-    const auto block = ew_block(plan);
-    JANUS_TRY(Buffer params, load_constant(b, Mem::lmem, block, std::string(mnemonic) + " parameters"));
-    JANUS_TRY(Reg rp, b.reg(std::string(mnemonic) + " parameters"));
-    JANUS_CHECK(b.emit("li", {rp, params.address()}));
-    const DramTensor ins[2] = {x, y};
-    JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) {
-        return b.emit(mnemonic, {*t.out, *t.in[0], *t.in[1], rp, t.bytes}, t.sync);
-    }));
-    txn.commit();
-    return ok_status();
-}
-
 /// An int8 -> int8 table's 256 bytes loaded into LUT RAM (a table that is already there is shared: load_constant).
 inline Result<Buffer> load_lut_table(Builder& b, const expr::Table256& table, const std::string& what) {
     std::array<std::uint8_t, 256> bytes{};
@@ -172,27 +145,9 @@ inline Result<Buffer> load_lut_table(Builder& b, const expr::Table256& table, co
 /// lut.apply's `table` operand of a table in LUT RAM.
 inline std::int64_t lut_slot(const Buffer& table) { return (table.address() - vnpu::sim::lut_base) / 256; }
 
-/// out = table[x + 128] for an int8 -> int8 table (a unary op's quantized kernel, ops/unary.hpp).
-/// Rule: lower-lut-type (the table is not int8 -> int8).
-inline Status lower_lut(Builder& b, const expr::Table256& table, const DramTensor& x, const DramTensor& out,
-                        const StreamOptions& opt = {}) {
-    if (table.in != DType::i8 || table.out != DType::i8)
-        return make_error(b.name(), "lut.apply", "lower-lut-type",
-                          std::string("the LUT unit maps int8 to int8; this table maps ") +
-                              std::string(dtype_name(table.in)) + " to " + std::string(dtype_name(table.out)));
-    auto txn = b.transaction();
-    JANUS_TRY(Buffer lut, load_lut_table(b, table, "lut table"));
-    const std::int64_t slot = lut_slot(lut);
-    const DramTensor ins[1] = {x};
-    JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) {
-        return b.emit("lut.apply", {*t.out, *t.in[0], slot, t.bytes}, t.sync);
-    }));
-    txn.commit();
-    return ok_status();
-}
-
-/// A fused elementwise epilogue of a MAC kernel (ConvOptions::lut, MatmulOptions::lut): the table in LUT RAM and, per
-/// output set, the event lut.apply signals and the store waits for.
+/// A fused elementwise epilogue of a kernel (ConvOptions::lut, MatmulOptions::lut, lower_binary's `epilogue`): the
+/// table in LUT RAM and, per output set, an event between lut.apply and its neighbour (a MAC kernel's lut.apply
+/// signals it and the store waits; lower_binary's vec.ew signals it and lut.apply waits).
 struct EpilogueLut {
     Buffer table;
     std::int64_t slot = 0;
@@ -212,6 +167,62 @@ inline Result<std::optional<EpilogueLut>> epilogue_lut(Builder& b, const std::op
         JANUS_TRY(e.applied[s], b.event(who + " epilogue applied " + std::to_string(s)));
     }
     return std::optional<EpilogueLut>(std::move(e));
+}
+
+/// out = Kind(a, b) under `plan` (the binary op's plan, ops::Add::plan ...), with its rounding. Either input may be a
+/// row repeated along the output (emit/stream.hpp): its element count a multiple of 16 that divides the output's.
+/// With an `epilogue` (an int8 -> int8 table: the unary op after it, fused by graph/lower.hpp), each tile goes
+/// through lut.apply after vec.ew, before its store: out = epilogue(Kind(a, b)). Rule lower-lut-type.
+template <expr::BinOp Kind>
+Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTensor& x, const DramTensor& y,
+                    const DramTensor& out, const StreamOptions& opt = {},
+                    const std::optional<expr::Table256>& epilogue = std::nullopt) {
+    constexpr std::string_view mnemonic = ew_mnemonic(Kind);
+    static_assert(!mnemonic.empty(), "vec.ew has add, sub, mul, min and max");
+    for (const DramTensor* t : {&x, &y})
+        if (t->elements != out.elements &&
+            (t->elements % 16 != 0 || t->elements == 0 || out.elements % (t->row ? t->row : t->elements) != 0))
+            return make_error(b.name(), std::string(mnemonic), "lower-broadcast",
+                              "inputs of " + std::to_string(x.elements) + " and " + std::to_string(y.elements) +
+                                  " elements for an output of " + std::to_string(out.elements) +
+                                  ": a broadcast input must be a row of a multiple of 16 elements repeated along the "
+                                  "output (a constant row of any length: broadcast_row_constant); the host runs it");
+    auto txn = b.transaction();
+    const auto block = ew_block(plan);
+    JANUS_TRY(Buffer params, load_constant(b, Mem::lmem, block, std::string(mnemonic) + " parameters"));
+    JANUS_TRY(Reg rp, b.reg(std::string(mnemonic) + " parameters"));
+    JANUS_CHECK(b.emit("li", {rp, params.address()}));
+    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, epilogue, std::string(mnemonic)));
+    const DramTensor ins[2] = {x, y};
+    std::size_t tiles = 0;
+    JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) -> Status {
+        if (!epi) return b.emit(mnemonic, {*t.out, *t.in[0], *t.in[1], rp, t.bytes}, t.sync);
+        // VEC, then LUT on the same bytes: the tile's own event between them (one per set, as a MAC kernel's)
+        const Event& applied = epi->applied[tiles++ % 2];
+        JANUS_CHECK(b.emit(mnemonic, {*t.out, *t.in[0], *t.in[1], rp, t.bytes}, Sync{t.sync.wait, &applied}));
+        return b.emit("lut.apply", {*t.out, *t.out, epi->slot, t.bytes}, Sync{&applied, t.sync.signal});
+    }));
+    txn.commit();
+    return ok_status();
+}
+
+/// out = table[x + 128] for an int8 -> int8 table (a unary op's quantized kernel, ops/unary.hpp).
+/// Rule: lower-lut-type (the table is not int8 -> int8).
+inline Status lower_lut(Builder& b, const expr::Table256& table, const DramTensor& x, const DramTensor& out,
+                        const StreamOptions& opt = {}) {
+    if (table.in != DType::i8 || table.out != DType::i8)
+        return make_error(b.name(), "lut.apply", "lower-lut-type",
+                          std::string("the LUT unit maps int8 to int8; this table maps ") +
+                              std::string(dtype_name(table.in)) + " to " + std::string(dtype_name(table.out)));
+    auto txn = b.transaction();
+    JANUS_TRY(Buffer lut, load_lut_table(b, table, "lut table"));
+    const std::int64_t slot = lut_slot(lut);
+    const DramTensor ins[1] = {x};
+    JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) {
+        return b.emit("lut.apply", {*t.out, *t.in[0], slot, t.bytes}, t.sync);
+    }));
+    txn.commit();
+    return ok_status();
 }
 
 }  // namespace janus::emit

@@ -169,7 +169,9 @@ class NodeLowering;
 struct OpLowering {
     std::string_view op;
     Status (*lower)(NodeLowering&) = nullptr;
-    /// Its kernel can compute a unary activation that only it reads (NodeLowering::clamp, lut): Conv, MatMul, Gemm.
+    /// Its kernel can compute a unary activation that only it reads (NodeLowering::clamp, lut): Conv, MatMul, Gemm
+    /// (a clamp in their requantization, or a table), and the streaming ops (a table: with streams_lmem set, the
+    /// fusion pass never asks for a clamp).
     bool fuses_activation = false;
     /// Its kernel streams (emit/stream.hpp) and takes data inputs and an output kept in LMEM between kernels
     /// (emit::lmem_region) as they come: the elementwise ops. Memory planning keeps a value in LMEM only from such a
@@ -309,6 +311,13 @@ struct Partition {
     std::vector<std::string> log;                      ///< the hoisting decisions
 };
 
+/// How a producer's kernel can compute a unary activation fused into it (fusion_pass).
+enum class Fuses : std::uint8_t {
+    no,
+    clamp_or_table,  ///< a kernel with a requantization (Conv, MatMul, Gemm): a clamp there, or a LUT epilogue
+    table,           ///< a streaming kernel (the elementwise ops): a LUT on each tile, or its own table composed
+};
+
 /// What a producer's kernel computes for the unary activation fused into it (seeds B10, B11).
 struct Fusion {
     std::size_t act = 0;                ///< the activation node
@@ -377,6 +386,19 @@ inline std::string node_what(const Graph& g, std::size_t k) {
 }
 
 inline bool int8_value(const Value& v) { return v.type.dtype == DType::i8 && v.type.quant.has_value(); }
+
+/// Per value, the nodes reading it, in node order (Graph::consumers, for every value at once: that one scans every
+/// node, and a pass asking it for each node would be quadratic in the graph).
+inline std::vector<std::vector<std::size_t>> readers_index(const Graph& g) {
+    std::vector<std::vector<std::size_t>> r(g.values.size());
+    for (std::size_t j = 0; j < g.nodes.size(); ++j)
+        for (ValueId x : g.nodes[j].inputs)
+            if (x != no_value) {
+                auto& v = r[static_cast<std::size_t>(x)];
+                if (v.empty() || v.back() != j) v.push_back(j);
+            }
+    return r;
+}
 
 /// The data (non-constant) inputs of a node.
 inline std::vector<ValueId> data_inputs(const Graph& g, const Node& n) {
@@ -715,14 +737,18 @@ inline Partition partition_pass(const Graph& g, const std::vector<bool>& host) {
 }
 
 /// Pass 2, activation fusion (seeds B10, B11). A unary elementwise op (Relu, Clip, Sigmoid, ...) whose one data
-/// input is the output of a producer whose lowering fuses an activation (`fuses_activation(op)`:
-/// OpLowering::fuses_activation, Conv / MatMul / Gemm) and that nothing else reads (no other node, not the host, not
-/// a graph output) is computed by the producer's kernel:
+/// input is the output of a producer whose lowering fuses an activation (`fuses_activation(op)`, a Fuses:
+/// OpLowering::fuses_activation) and that nothing else reads (no other node, not the host, not a graph output) is
+/// computed by the producer's kernel:
 ///   - when both have the same int8 quantization and the op's own 256-entry table is exactly a clamp of the codes
-///     to [lo, hi], by the requantization (vec.rq's lo, hi): sat8(clamp(rq + zp, lo, hi)) equals
-///     clamp(sat8(rq + zp), lo, hi) for -128 <= lo <= hi <= 127 (Conv, MatMul, Gemm);
-///   - otherwise by lut.apply on each output tile before it is stored (the op's table, its quantization change
-///     included): lower_conv, lower_depthwise, lower_matmul and lower_matmul_left all take a table.
+///     to [lo, hi], by the requantization of a producer that has one (Fuses::clamp_or_table: Conv, MatMul, Gemm;
+///     vec.rq's lo, hi): sat8(clamp(rq + zp, lo, hi)) equals clamp(sat8(rq + zp), lo, hi) for -128 <= lo <= hi <=
+///     127;
+///   - otherwise by its table: lut.apply on each output tile before it is stored (lower_conv, lower_depthwise,
+///     lower_matmul, lower_matmul_left, and a binary op's stream: emit::lower_binary's epilogue), or, when the
+///     producer is a table itself (a unary op, Requantize), composed with the producer's table (one lut.apply).
+/// A node whose kernel computes an activation is not itself fused into another producer, and an activation fused
+/// into a producer does not take one of its own: a chain of unary ops fuses in pairs.
 /// The graph keeps both nodes and the quantization between them; the producer's own value is not materialized
 /// (LoweredNode::fused) and the activation emits no code. Every refusal is a `fuse` line of the log (seed B11:
 /// other readers, a view in between, a dependency boundary).
@@ -734,17 +760,21 @@ FusionPlan fusion_pass(const Graph& g, const Partition& part, const FusesActivat
     F.fused_into.assign(g.nodes.size(), -1);
     if (!part.first) return F;
     const auto unary_reader = [&](std::size_t r) { return ops::is_unary_elementwise(g.nodes[r].op); };
+    const auto readers_of = readers_index(g);
     for (std::size_t k = *part.first; k <= *part.last; ++k) {
         const Node& n = g.nodes[k];
-        if (!part.on_npu[k] || !fuses_activation(std::string_view(n.op))) continue;
+        const Fuses how = part.on_npu[k] && F.fused_into[k] < 0 ? fuses_activation(std::string_view(n.op)) : Fuses::no;
+        if (how == Fuses::no) continue;
         const ValueId o = n.outputs[0];
-        const auto readers = g.consumers(o);
+        const auto& readers = readers_of[static_cast<std::size_t>(o)];
         const std::string pwhat = node_what(g, k);
-        for (std::size_t r : readers)  // an activation behind a view: fusion does not cross it
-            if ((g.nodes[r].op == "Flatten" || g.nodes[r].op == "Reshape") &&
-                g.consumers(g.nodes[r].outputs[0]).size() == 1 && unary_reader(g.consumers(g.nodes[r].outputs[0])[0]))
-                F.log.push_back("fuse   " + node_what(g, g.consumers(g.nodes[r].outputs[0])[0]) + " after " + pwhat +
+        for (std::size_t r : readers) {  // an activation behind a view: fusion does not cross it
+            const auto& behind = readers_of[static_cast<std::size_t>(g.nodes[r].outputs[0])];
+            if ((g.nodes[r].op == "Flatten" || g.nodes[r].op == "Reshape") && behind.size() == 1 &&
+                unary_reader(behind[0]))
+                F.log.push_back("fuse   " + node_what(g, behind[0]) + " after " + pwhat +
                                 ": kept as a kernel, it reads a view (" + g.nodes[r].op + ") of the product");
+        }
         const auto act = std::find_if(readers.begin(), readers.end(), unary_reader);
         if (act == readers.end()) continue;
         const std::size_t j = *act;
@@ -770,16 +800,19 @@ FusionPlan fusion_pass(const Graph& g, const Partition& part, const FusesActivat
         if (!table.ok() || !*table || (*table)->in != DType::i8 || (*table)->out != DType::i8) continue;
         const auto& v = (*table)->values;  // v[c + 128] for code c
         Fusion f{j, {v[0], v[255]}, std::nullopt};
-        bool clamp = *qa == *q && f.clamp.lo <= f.clamp.hi && f.clamp.lo >= -128 && f.clamp.hi <= 127;
+        bool clamp = how == Fuses::clamp_or_table && *qa == *q && f.clamp.lo <= f.clamp.hi && f.clamp.lo >= -128 &&
+                     f.clamp.hi <= 127;
         for (int i = 0; i < 256 && clamp; ++i)
             clamp = v[static_cast<std::size_t>(i)] == std::clamp(i - 128, f.clamp.lo, f.clamp.hi);
         if (clamp) {
             F.log.push_back(what + ": fused into its requantization, codes clamped to [" + std::to_string(f.clamp.lo) +
                             ", " + std::to_string(f.clamp.hi) + "]");
-        } else {  // every producer kernel has a LUT epilogue (lower_conv, lower_depthwise, lower_matmul[_left])
+        } else {  // every producer kernel has a LUT epilogue, or is a table itself
             f.clamp = {};
             f.lut = **table;
-            F.log.push_back(what + ": fused as a lut.apply on each output tile before the store");
+            const bool composed = ops::is_unary_elementwise(n.op) || n.op == "Requantize";
+            F.log.push_back(what + (composed ? ": fused, its table composed with the producer's (one lut.apply)"
+                                             : ": fused as a lut.apply on each output tile before the store"));
         }
         F.producer[k] = std::move(f);
         F.fused_into[j] = static_cast<std::int64_t>(k);
@@ -813,8 +846,9 @@ public:
     }
 
     /// LMEM between kernels: keep value o in LMEM, not DRAM, from its producer's kernel to its readers' when
-    ///   - its producer and every reader stream (OpLowering::streams_lmem), no kernel computes them for another
-    ///     (fusion), and each reader's output has o's shape (a kept input is never a broadcast row);
+    ///   - the kernel writing it and every reader stream (OpLowering::streams_lmem; the kernel writing an activation
+    ///     fused into its producer is the producer's), and each reader's output has o's shape (a kept input is never
+    ///     a broadcast row);
     ///   - the host does not read it and it is not a graph output;
     ///   - every NPU node from its producer to its last reader streams too, in one segment (the kernels in between
     ///     share the LMEM that o holds, and only a streaming kernel takes whatever LMEM is left);
@@ -823,30 +857,27 @@ public:
     template <class Streams>
     void keep_in_lmem(const FusionPlan& fusion, const Streams& streams) {
         if (!part_.first) return;
+        // a kernel that streams (a node whose activation is fused into its producer emits no kernel)
         const auto streaming = [&](std::size_t j) {
-            return part_.on_npu[j] && fusion.fused_into[j] < 0 && !fusion.producer[j] &&
-                   streams(std::string_view(g_.nodes[j].op));
+            return part_.on_npu[j] && fusion.fused_into[j] < 0 && streams(std::string_view(g_.nodes[j].op));
         };
         // n log n in the graph: next_stop[j] is the first node >= j where a segment starts or an NPU kernel does not
         // stream (what may not come between a producer and its last reader), and the values kept so far, by their
         // last reader, give the bytes kept at node k
         std::vector<std::size_t> next_stop(g_.nodes.size() + 1, g_.nodes.size());
         for (std::size_t j = g_.nodes.size(); j-- > 0;)
-            next_stop[j] = part_.seg_at[j] >= 0 || (part_.on_npu[j] && !streaming(j)) ? j : next_stop[j + 1];
-        std::vector<std::vector<std::size_t>> readers_of(g_.values.size());  // Graph::consumers scans every node
-        for (std::size_t j = 0; j < g_.nodes.size(); ++j)
-            for (ValueId x : g_.nodes[j].inputs)
-                if (x != no_value) {
-                    auto& r = readers_of[static_cast<std::size_t>(x)];
-                    if (r.empty() || r.back() != j) r.push_back(j);
-                }
+            next_stop[j] = part_.seg_at[j] >= 0 || (part_.on_npu[j] && fusion.fused_into[j] < 0 && !streaming(j))
+                               ? j
+                               : next_stop[j + 1];
+        const auto readers_of = readers_index(g_);
         std::multimap<std::size_t, std::int64_t> live;  // last reader -> bytes, of the values kept and alive
         std::int64_t live_bytes = 0;
         for (std::size_t k = *part_.first; k <= *part_.last; ++k) {
             for (auto it = live.begin(); it != live.end() && it->first < k; it = live.erase(it))
                 live_bytes -= it->second;
             if (!streaming(k) || g_.nodes[k].outputs.size() != 1) continue;
-            const ValueId o = g_.nodes[k].outputs[0];
+            // the value kernel k writes: its own, or the activation's fused into it
+            const ValueId o = g_.nodes[fusion.producer[k] ? fusion.producer[k]->act : k].outputs[0];
             const auto oi = static_cast<std::size_t>(o);
             const auto& readers = readers_of[oi];
             if (readers.empty() || part_.read_by_host[oi] || g_.is_output(o)) continue;
@@ -1358,11 +1389,22 @@ Status lower_binary_node(NodeLowering& nl) {
                           "output's layout, or one of them a [1, C, 1, 1] broadcast over the pixels; other "
                           "broadcasts (a scalar, a row) are not lowered yet");
     const emit::DramTensor x = *operand(0), z = *operand(1);
-    const Placement y = nl.place_output(form);
-    nl.log("lower_binary");
+    const Placement y = nl.place_result(form);
+    nl.log(nl.lut() ? "lower_binary, the fused activation's table on each tile" : "lower_binary");
     JANUS_TRY(const typename O::Plan plan, ops::plan_with<O>(types, n.attrs, out.type, nl.rounding()));
-    st = emit::lower_binary<O::kind>(b, plan, x, z, y.flat());
+    st = emit::lower_binary<O::kind>(b, plan, x, z, y.flat(), {}, nl.lut());
     return nl.named(st);
+}
+
+/// `first`, then `then` when there is one: one int8 -> int8 table computing both (a unary op and the activation
+/// fused into it; both are exact tables of int8 codes, so the composition is exact).
+inline expr::Table256 then_table(const expr::Table256& first, const std::optional<expr::Table256>& then) {
+    if (!then) return first;
+    expr::Table256 t = first;
+    t.out = then->out;
+    for (std::size_t j = 0; j < 256; ++j)
+        t.values[j] = then->values[static_cast<std::size_t>(std::clamp(first.values[j], -128, 127) + 128)];
+    return t;
 }
 
 /// Requantize int8 -> int8.
@@ -1378,9 +1420,10 @@ inline Status lower_requantize_node(NodeLowering& nl) {
     expr::Table256 table;
     for (std::size_t j = 0; j < 256; ++j) table.values[j] = static_cast<std::int8_t>(lut[j]);
     const Placement x = nl.input(0);
-    const Placement y = nl.place_output(form);
-    nl.log("lower_lut (the requantization's table)");
-    st = emit::lower_lut(b, table, x.flat(), y.flat());
+    const Placement y = nl.place_result(form);
+    nl.log(nl.lut() ? "lower_lut (the requantization's table, then the fused activation's)"
+                    : "lower_lut (the requantization's table)");
+    st = emit::lower_lut(b, then_table(table, nl.lut()), x.flat(), y.flat());
     return nl.named(st);
 }
 
@@ -1416,9 +1459,9 @@ inline Status lower_unary_node(NodeLowering& nl) {
                               " on int8 is not lowered by janusc yet (see docs/emit_support.md for the "
                               "emitters)");
     const Placement x = nl.input(0);
-    const Placement y = nl.place_output(form);
-    nl.log("lower_lut");
-    st = emit::lower_lut(b, *table, x.flat(), y.flat());
+    const Placement y = nl.place_result(form);
+    nl.log(nl.lut() ? "lower_lut (its table, then the fused activation's)" : "lower_lut");
+    st = emit::lower_lut(b, then_table(*table, nl.lut()), x.flat(), y.flat());
     return nl.named(st);
 }
 
@@ -1478,12 +1521,12 @@ JANUS_LOWERING_LINKAGE const std::vector<OpLowering>& builtin_lowerings() {
             lowering_of<ops::AveragePool>(&lower_pool_node<ops::AveragePool>),
             lowering_of<ops::GlobalAveragePool>(&lower_pool_node<ops::GlobalAveragePool>),
             lowering_of<ops::GlobalMaxPool>(&lower_pool_node<ops::GlobalMaxPool>),
-            lowering_of<ops::Add>(&lower_binary_node<ops::Add>, false, true),
-            lowering_of<ops::Sub>(&lower_binary_node<ops::Sub>, false, true),
-            lowering_of<ops::Mul>(&lower_binary_node<ops::Mul>, false, true),
-            lowering_of<ops::Min>(&lower_binary_node<ops::Min>, false, true),
-            lowering_of<ops::Max>(&lower_binary_node<ops::Max>, false, true),
-            lowering_of<ops::Requantize>(&lower_requantize_node, false, true),
+            lowering_of<ops::Add>(&lower_binary_node<ops::Add>, true, true),
+            lowering_of<ops::Sub>(&lower_binary_node<ops::Sub>, true, true),
+            lowering_of<ops::Mul>(&lower_binary_node<ops::Mul>, true, true),
+            lowering_of<ops::Min>(&lower_binary_node<ops::Min>, true, true),
+            lowering_of<ops::Max>(&lower_binary_node<ops::Max>, true, true),
+            lowering_of<ops::Requantize>(&lower_requantize_node, true, true),
             lowering_of<ops::Flatten>(&lower_reshape_node),
             lowering_of<ops::Reshape>(&lower_reshape_node),
             lowering_of<ops::Squeeze>(&lower_array_node),
@@ -1502,7 +1545,7 @@ JANUS_LOWERING_LINKAGE const std::vector<OpLowering>& builtin_lowerings() {
         ops::for_each_op([&](auto tag) {
             using O = typename decltype(tag)::type;
             if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>)
-                t.push_back(lowering_of<O>(&lower_unary_node, false, true));
+                t.push_back(lowering_of<O>(&lower_unary_node, true, true));
         });
         return t;
     }();
@@ -1546,6 +1589,7 @@ Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& l
     const auto kernel_barrier = [&]() -> Status { return barrier.emit(b); };
 
     std::size_t log_seen = 0;
+    std::vector<bool> kernel_refused(g.nodes.size(), false);  // per node: refused in this attempt
     bool kernel_before = false;  // a kernel has emitted code since the last barrier (a view or a fused node has none)
     // a refusal of this attempt, by memory planning or here: the attempt makes no program
     bool refused_any = std::find(refused_before.begin(), refused_before.end(), true) != refused_before.end();
@@ -1566,22 +1610,23 @@ Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& l
             L.log.push_back("segment " + std::to_string(s) + ": from pc " + std::to_string(sg.entry) +
                             (host.empty() ? std::string() : ", after the host ran" + host));
         }
-        if (fusion.fused_into[k] >= 0) {  // computed by its producer's kernel, into its own placement
+        // computed by its producer's kernel, into its own placement; when this attempt refused the producer, the
+        // activation is tried on its own (it may run on the NPU without it), so a chain of refusals is still found
+        // in one attempt
+        if (fusion.fused_into[k] >= 0 && !kernel_refused[static_cast<std::size_t>(fusion.fused_into[k])]) {
             L.log.push_back("node   " + node_what(g, k) + ": fused (no code)");
             L.npu.push_back({k, b.size(), b.size()});
             mem.release_dead(k);
             continue;
         }
-        // A refused node's output (and a fused activation's) still gets a placement when it has an NPU form, so that
-        // its readers are tried in this same attempt: a chain of refused nodes is found in one attempt, not one
-        // attempt per node.
+        // A refused node's output still gets a placement when it has an NPU form, so that its readers are tried in
+        // this same attempt: a chain of refused nodes is found in one attempt, not one attempt per node.
         const auto place_refused = [&](std::size_t r) {
-            for (std::size_t j : {r, fusion.producer[r] ? fusion.producer[r]->act : r}) {
-                const ValueId o = g.nodes[j].outputs[0];
-                if (mem.placement(o)) continue;
-                mem.keep_in_dram(o);
-                if (const auto f = shape_form(g.value(o), gwhat); f.ok()) mem.place_output(o, *f);
-            }
+            kernel_refused[r] = true;
+            const ValueId o = g.nodes[r].outputs[0];
+            if (mem.placement(o)) return;
+            mem.keep_in_dram(o);
+            if (const auto f = shape_form(g.value(o), gwhat); f.ok()) mem.place_output(o, *f);
         };
         if (refused_before[k]) {  // a value it reads from the host has no NPU form (memory planning refused it)
             place_refused(k);
@@ -1601,6 +1646,7 @@ Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& l
         if (unplaced) {
             refuse(k, *unplaced);
             refused_any = true;
+            kernel_refused[k] = true;
         }
         if (skip) continue;
         // the node's emission is one transaction: a refusal takes back its code, constants and borrows
@@ -1660,7 +1706,7 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         g, part,
         [&](std::string_view op) {
             const OpLowering* e = lowerings.find(op);
-            return e && e->fuses_activation;
+            return !e || !e->fuses_activation ? Fuses::no : e->streams_lmem ? Fuses::table : Fuses::clamp_or_table;
         },
         opt.rounding);
     L.log.insert(L.log.end(), L.fusion.log.begin(), L.fusion.log.end());

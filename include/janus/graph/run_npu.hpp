@@ -192,7 +192,7 @@ inline Result<Verification> verify_engines(const Graph& g, const LoweredGraph& l
     ver.report = std::move(npu.report);
     for (const LoweredNode& ln : lowered.npu) {
         const ValueId o = g.nodes[ln.node].outputs[0];
-        const bool lmem = lowered.placement[static_cast<std::size_t>(o)]->in_lmem();
+        const bool lmem = !ln.fused && lowered.placement[static_cast<std::size_t>(o)]->in_lmem();
         if (ln.fused || lmem)
             ver.values.push_back({ln.node, o, element_count(g.value(o).type.shape), 0, -1, 0, false, lmem});
     }
