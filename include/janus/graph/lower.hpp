@@ -1628,8 +1628,12 @@ Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& l
             mem.keep_in_dram(o);
             if (const auto f = shape_form(g.value(o), gwhat); f.ok()) mem.place_output(o, *f);
         };
+        // A node that emits nothing in this attempt still frees what it was the last to read, as if it had run: a
+        // value it held in LMEM must not shrink the LMEM of the kernels after it (a spurious lmem-budget refusal
+        // would move one to the host for good).
         if (refused_before[k]) {  // a value it reads from the host has no NPU form (memory planning refused it)
             place_refused(k);
+            mem.release_dead(k);
             continue;
         }
         // A value it reads has no placement: a refused producer's output with no NPU form refuses this node for the
@@ -1648,7 +1652,10 @@ Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& l
             refused_any = true;
             kernel_refused[k] = true;
         }
-        if (skip) continue;
+        if (skip) {
+            mem.release_dead(k);
+            continue;
+        }
         // the node's emission is one transaction: a refusal takes back its code, constants and borrows
         auto node_tx = b.transaction();
         if (opt.kernel_barriers && kernel_before) JANUS_CHECK(kernel_barrier());
@@ -1670,6 +1677,7 @@ Status emission_pass(const Graph& g, const LowerOptions& opt, const Lowerings& l
             refuse(k, node_status.error());
             refused_any = true;
             place_refused(k);
+            mem.release_dead(k);
             continue;  // node_tx rolls the node back
         }
         node_tx.commit();
