@@ -52,7 +52,8 @@
 //     constant block) is laid out there like an activation of its shape (NHWC image, padded matrix). Scratch is a
 //     first-fit arena: a buffer is freed after its last NPU reader, and an output is placed before its inputs are
 //     freed, so a kernel never overwrites what it reads. `keep_intermediates` gives every value its own buffer
-//     (janusc verify reads them all back). `scratch_peak` is the arena's size.
+//     (janusc verify reads them all back, but for the fused ones and those kept in LMEM). `scratch_peak` is the
+//     arena's size.
 //   - LMEM between kernels (MemoryPlanner::keep_in_lmem). A value that one streaming kernel writes and only
 //     streaming kernels read (OpLowering::streams_lmem: the elementwise ops, emit/stream.hpp), within one segment,
 //     with only streaming kernels in between, stays in LMEM: no DRAM buffer, no store and no load. At most 64 KiB
@@ -363,7 +364,9 @@ struct LoweredGraph {
     std::vector<HostPlacement> host_placements;  ///< every host node with its reason, in node order
     std::size_t attempts = 0;  ///< lowering attempts: 1, plus one per round of refusals (host fallback)
     std::vector<std::string> log;     ///< one line per decision (placement, strategy, emitter log)
-    bool intermediates_kept = false;  ///< LowerOptions::keep_intermediates: every NPU value is readable after a run
+    /// LowerOptions::keep_intermediates: every NPU value in DRAM is readable after a run (not the fused ones or
+    /// the ones kept in LMEM between kernels)
+    bool intermediates_kept = false;
     /// LowerOptions::rounding: the program's requantizations round so; the host nodes must run with it (the package
     /// records it).
     numeric::Rounding rounding = numeric::default_rounding_mode;
