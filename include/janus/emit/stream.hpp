@@ -173,7 +173,7 @@ Status stream(Builder& b, std::span<const DramTensor> in, const DramTensor& out,
     const auto load = [&](std::int64_t i) -> Status {
         const auto s = static_cast<std::size_t>(i % sets);
         // a kept output: the first transfer into set s waits until the compute two tiles earlier has read it
-        const Event* reuse = !stored && i >= 2 ? &computed[s] : nullptr;
+        const Event* reuse = !stored && loaded_inputs > 0 && i >= 2 ? &computed[s] : nullptr;
         for (int j = 0, slot = 0; j < k; ++j) {
             const DramTensor& t = in[static_cast<std::size_t>(j)];
             if (t.in_lmem()) continue;
