@@ -886,7 +886,7 @@ public:
             if (readers.empty() || part_.read_by_host[oi] || g_.is_output(o)) continue;
             const auto form = shape_form(g_.value(o), "");
             if (!form.ok() || form->elem != 1) continue;
-            const std::size_t last = *std::max_element(readers.begin(), readers.end());
+            const std::size_t last = readers.back();  // readers_index lists them in node order
             const std::string what = "lmem   %" + g_.value(o).name + " of " + node_what(g_, k);
             std::string why;
             for (std::size_t r : readers)
@@ -956,14 +956,14 @@ public:
             if (buf.ok()) {
                 p.region = emit::lmem_region, p.offset = buf->address();
                 lmem_[o] = std::move(*buf);
-                plan_.placement[static_cast<std::size_t>(o)] = p;
-                log_.push_back("value  " + g_.value(o).name + ": " + p.str());
-                return p;
+            } else {
+                log_.push_back("lmem   %" + g_.value(o).name + ": in DRAM after all: " + buf.error().detail);
+                plan_.in_lmem[static_cast<std::size_t>(o)] = false;
             }
-            log_.push_back("lmem   %" + g_.value(o).name + ": in DRAM after all: " + buf.error().detail);
-            plan_.in_lmem[static_cast<std::size_t>(o)] = false;
         }
-        if (part_.read_by_host[static_cast<std::size_t>(o)]) {
+        if (p.in_lmem()) {
+            // placed above
+        } else if (part_.read_by_host[static_cast<std::size_t>(o)]) {
             p.region = 3, p.offset = static_cast<std::uint32_t>(plan_.output_bytes);
             plan_.output_bytes += emit::round16(p.bytes());
             plan_.segment_outputs.push_back(o);
