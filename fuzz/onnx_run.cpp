@@ -7,8 +7,8 @@
 // tests/onnx/bad_import/*.onnx and small models of zero, one and large extents (fuzz/make_seeds.py onnx_run).
 // Dictionary: fuzz/onnx_run.dict (field tags, op types, attribute names).
 // Limits, as janusc applies them (docs/janusc.md "Limits"): the ONNX decoder's own budget (file-size based), then
-// the run's memory (graph::reference_run_bytes: every value the engine holds) charged against a 64 MiB budget with
-// core/limits.hpp's charge_memory, before any tensor is allocated.
+// the run's memory (graph::reference_run_bytes: every value the engine holds and its largest kernel's scratch)
+// charged against a 64 MiB budget with core/limits.hpp's charge_memory, before any tensor is allocated.
 // Properties (a __builtin_trap() when broken):
 //   1. every refusal (decode, import, passes, memory budget, run) is a well-formed Error: input, rule and detail
 //      non-empty; a budget refusal has the rule memory-limit;

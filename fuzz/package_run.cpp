@@ -8,9 +8,9 @@
 // Seeds: the valid packages of the package_reader corpus, tests/package/{golden,v1,v2}/*.jpk and
 // tests/hostile/package_regions_12g.jpk (fuzz/make_seeds.py package_run). Dictionary: fuzz/package_run.dict.
 // Limits, as janusc applies them (docs/janusc.md "Limits"), lowered so that one execution stays short: the
-// regions the run allocates (graph::package_run_bytes), the inputs made here and the host graph's values
-// (graph::reference_run_bytes) are charged against a 64 MiB budget (core/limits.hpp charge_memory) before anything
-// is allocated; the simulator runs with at most 2^22 cycles, 2^24 DMA bytes, 2^24 MACs and 2^22 VEC operations.
+// regions the run allocates (graph::package_run_bytes), the inputs made here and the host graph's values and
+// kernel scratch (graph::reference_run_bytes) are charged against a 64 MiB budget (core/limits.hpp charge_memory)
+// before anything is allocated; the simulator runs with at most 2^22 cycles, 2^24 DMA bytes, 2^24 MACs and 2^22 VEC operations.
 // Properties (a __builtin_trap() when broken):
 //   1. every refusal (read, host plan, budget, run) is a well-formed Error: input, rule and detail non-empty; a
 //      budget refusal has the rule memory-limit;

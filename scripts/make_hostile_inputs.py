@@ -44,6 +44,33 @@ def qdq_avgpool(n, k, pad_begin, pad_end, stride=1):
                  [scalar("s_in", 0.5), scalar("s_out", 0.25), zero])
 
 
+def expand_avgpool(n):
+    """int8 [1, 1, 1, n] -> QDQ -> Expand to [1, 1, n, n] -> DequantizeLinear -> AveragePool 3x3 (pads 1) ->
+    QuantizeLinear (the Expand moves quantized codes)."""
+    from onnx import TensorProto, helper
+    scalar = lambda name, v: helper.make_tensor(name, TensorProto.FLOAT, [], [v])
+    nodes = [helper.make_node("DequantizeLinear", ["x", "s_in", "zp"], ["x0"]),
+             helper.make_node("QuantizeLinear", ["x0", "s_in", "zp"], ["xq"]),
+             helper.make_node("Expand", ["xq", "shape"], ["xe"]),
+             helper.make_node("DequantizeLinear", ["xe", "s_in", "zp"], ["xf"]),
+             helper.make_node("AveragePool", ["xf"], ["yf"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("QuantizeLinear", ["yf", "s_out", "zp"], ["y"])]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 1, 1, n])],
+                 [helper.make_tensor_value_info("y", TensorProto.INT8, None)],
+                 [scalar("s_in", 0.5), scalar("s_out", 0.25), helper.make_tensor("zp", TensorProto.INT8, [], [0]),
+                  helper.make_tensor("shape", TensorProto.INT64, [4], [1, 1, n, n])])
+
+
+def npy_int8(shape, fill):
+    """A .npy file of int8 `fill` values (format 1.0, written by hand: no numpy needed)."""
+    header = "{'descr': '|i1', 'fortran_order': False, 'shape': (%s), }" % "".join(f"{d}, " for d in shape)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    count = 1
+    for d in shape:
+        count *= d
+    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes([fill]) * count
+
+
 def qdq_resize(rows):
     """int8 [1, 1, 2, 1] -> DequantizeLinear -> nearest Resize to [1, 1, rows, 1] -> QuantizeLinear."""
     from onnx import TensorProto, helper
@@ -84,6 +111,11 @@ def files():
         # per axis, windows holding 1 and 2^15 - 1 input positions: counts 1 .. 2^30 would need an 8 GiB multiplier
         # table (rule pool-count-table)
         "avgpool_table_2e30.onnx": qdq_avgpool(1 << 15, 1 << 15, (1 << 15) - 1, 1, stride=1 << 15),
+        # an 11 KB input expanded to 11264 x 11264 int8 (121 MiB) and average-pooled: the values fit the 1 GiB budget,
+        # but the pool's kernel scratch (count and accumulator tensors, 4 bytes an element) took the run to 1.3 GB;
+        # the budget now charges the largest kernel's scratch bound (ops::kernel_scratch_bound)
+        "avgpool_expand_11k.onnx": expand_avgpool(11264),
+        "avgpool_expand_11k.x.npy": npy_int8([1, 1, 1, 11264], 5),
         # a nearest Resize to 2^22 rows: one pixel copy per row, 25 M instructions (4 GB, 25 s, a 200 MB package);
         # the lowering refuses an output extent above the program cap before making its tables (program-size)
         "resize_4m_rows.onnx": qdq_resize(1 << 22),

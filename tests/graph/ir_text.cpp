@@ -130,25 +130,32 @@ TEST_CASE("positions of a long text: the line and column of an error after thous
     }
 }
 
-// The reference engine keeps every value, so what a run holds is the sum of all values' bytes; janusc charges it
-// against its memory budget before running (issue 26: an 89-byte model expanded one float into 4 GiB).
-TEST_CASE("reference_run_bytes: every value's dense bytes, inputs, constants and outputs, checked before a run") {
+// The reference engine keeps every value, so what a run holds is the sum of all values' bytes, and one kernel's
+// scratch at a time; janusc charges both against its memory budget before running (issue 26: an 89-byte model
+// expanded one float into 4 GiB; a 289-byte one average-pooled 121 MiB with 1.3 GB of kernel scratch).
+TEST_CASE("reference_run_bytes: every value's dense bytes and the largest kernel's scratch bound, checked before a run") {
     const auto g = janus::graph::parse(R"(graph t {
   input %x: float32[2,3]
   const %c: int8[4] q(int8 s=0.5 zp=0) = 0x01020304
   %y: float32[2,3] = Relu(%x)
-  output %y
+  %z: float32[2,3] = Add(%x, %y)
+  output %z
 })",
                                        "t.ir");
     REQUIRE(g.ok());
-    CHECK(janus::graph::reference_run_bytes(*g) == 24 + 4 + 24);
+    CHECK(janus::graph::reference_value_bytes(*g) == 24 + 4 + 24 + 24);
+    // the largest node: Add, 3 tensors of 6 elements
+    CHECK(janus::graph::reference_scratch_bytes(*g) ==
+          janus::ops::kernel_scratch_fixed + 18 * janus::ops::kernel_scratch_per_element);
+    CHECK(janus::graph::reference_run_bytes(*g) ==
+          janus::graph::reference_value_bytes(*g) + janus::graph::reference_scratch_bytes(*g));
     const auto m = janus::onnx::read_model_file("hostile/expand_4gib.onnx");
     REQUIRE(m.ok());
     const auto h = janus::graph::import_onnx(*m, "expand_4gib.onnx");
     REQUIRE(h.ok());
     // the float32 [2^15, 2^15] output and c (Expand's constant shape becomes an attribute at import)
     const std::uint64_t want = (std::uint64_t{1} << 32) + 4;
-    CHECK(janus::graph::reference_run_bytes(*h) == want);
+    CHECK(janus::graph::reference_value_bytes(*h) == want);
     const auto s = janus::charge_memory(want, janus::default_max_memory, "expand_4gib.onnx", "the reference run");
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().rule == "memory-limit");

@@ -732,13 +732,21 @@ bounded 64 memory-limit "$J" run "$H/package_regions_12g.jpk" -o "$T/hostile-out
 # the reference engine holds every value: an 89-byte model whose Expand makes 4 GiB is refused before it runs (it
 # allocated and filled 4 GiB), on both engines and in verify
 bounded 64 memory-limit "$J" run "$H/expand_4gib.onnx" --engine ref -o "$T/hostile-out/o"
-has "$T/err" "the reference engine's values need 4294967300 bytes"
+has "$T/err" "the reference engine's values (4294967300 bytes) and its largest kernel's scratch"
 bounded 64 memory-limit "$J" run "$H/expand_4gib.onnx" -o "$T/hostile-out/o"
 bounded 64 memory-limit "$J" verify "$H/expand_4gib.onnx"
+# the budget charges the kernels' scratch too (ops::kernel_scratch_bound): an 11 KB input expanded to 121 MiB of int8
+# and average-pooled has values within 1 GiB, but the pool's count and accumulator tensors took the run to 1.7 GB
+# (16.9 s, exit 0); it is refused before it runs, on both engines and in verify
+HX="$H/avgpool_expand_11k"
+bounded 64 memory-limit "$J" run "$HX.onnx" --engine ref -i "x=$HX.x.npy" -o "$T/hostile-out/o"
+has "$T/err" "the reference engine's values (253766656 bytes) and its largest kernel's scratch (4061134848 bytes)"
+bounded 64 memory-limit "$J" run "$HX.onnx" -i "x=$HX.x.npy" -o "$T/hostile-out/o"
+bounded 64 memory-limit "$J" verify "$HX.onnx"
 # the same Expand compiled into a package's host section (compile does not run it): run MODEL.jpk refuses it too
 run 0 "$J" compile "$H/expand_4gib.onnx" -o "$T/expand_4gib.jpk"
 bounded 64 memory-limit "$J" run "$T/expand_4gib.jpk" -o "$T/hostile-out/o"
-has "$T/err" "expand_4gib.jpk: error: the reference engine's values need 4294967300 bytes"
+has "$T/err" "expand_4gib.jpk: error: the reference engine's values (4294967300 bytes) and its largest kernel's"
 bounded 64 memory-limit "$J" inspect "$H/package_regions_12g.jpk"
 run 0 "$J" disasm "$H/package_regions_12g.jpk"  # nothing is allocated to disassemble it
 bounded 64 memory-limit "$J" sim "$EX/fc.s" --scratch-size 17179869184

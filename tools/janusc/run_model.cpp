@@ -290,12 +290,17 @@ janus::Status check_lowered_memory(const graph::LoweredGraph& l, const std::stri
                                 "the simulated scratch, input and output regions");
 }
 
-/// The values the reference engine holds for `g` (graph::reference_run_bytes), `copies` times, within the memory
-/// budget: run's engines hold them once, verify three times (the reference run, its copies, the NPU engine's).
+/// What the reference engine may hold for `g` within the memory budget: its values (graph::reference_value_bytes)
+/// `copies` times, and the largest kernel's scratch once (graph::reference_scratch_bytes). run's engines hold the
+/// values once, verify three times (the reference run, its copies, the NPU engine's).
 janus::Status check_reference_memory(const graph::Graph& g, const std::string& model, std::uint64_t copies = 1) {
-    const std::uint64_t once = graph::reference_run_bytes(g);
-    const std::uint64_t bytes = once > ~std::uint64_t{0} / copies ? ~std::uint64_t{0} : once * copies;
-    return janus::charge_memory(bytes, janusc::limits().max_memory, model, "the reference engine's values");
+    constexpr std::uint64_t max = ~std::uint64_t{0};
+    const std::uint64_t once = graph::reference_value_bytes(g), scratch = graph::reference_scratch_bytes(g);
+    const std::uint64_t values = once > max / copies ? max : once * copies;
+    const std::uint64_t bytes = scratch > max - values ? max : values + scratch;
+    return janus::charge_memory(bytes, janusc::limits().max_memory, model,
+                                "the reference engine's values (" + std::to_string(values) +
+                                    " bytes) and its largest kernel's scratch (" + std::to_string(scratch) + " bytes)");
 }
 
 /// Lower for the NPU; a refusal is the model's (exit 2), a faulting or racy program the compiler's (exit 3).

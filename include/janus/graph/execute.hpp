@@ -9,7 +9,9 @@
 // input or the node. `kernel` runs one node: pass `&ops::call_by_name` (ops/dispatch.hpp), taken in ONE
 // translation unit of the program, because that header compiles every kernel of the registry. `bind_inputs` and
 // `run_node` are the pieces the NPU engine (graph/run_npu.hpp) shares for its host nodes. `reference_run_bytes(g)`
-// is what a run holds: the caller's memory budget applies to it (issue 26).
+// is what a run may hold, its values and its largest kernel's scratch: the caller's memory budget applies to it
+// (issue 26).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -87,16 +89,38 @@ inline Status run_node(const Graph& g, std::size_t k, Env& env, KernelFn kernel,
 }
 
 /// The bytes of every value of `g` (inputs, constants, every node's output), dense: what run_reference holds at
-/// its end, since the engine keeps every value (Env). A caller running a graph from outside checks it against its
-/// memory budget (core/limits.hpp charge_memory) first: an 89-byte model may Expand one float into 4 GiB (issue 26).
-/// Every value passed the size policy (core/size.hpp), so no term overflows; the sum saturates at 2^64 - 1.
-inline std::uint64_t reference_run_bytes(const Graph& g) {
+/// its end, since the engine keeps every value (Env). Every value passed the size policy (core/size.hpp), so no term
+/// overflows; the sum saturates at 2^64 - 1.
+inline std::uint64_t reference_value_bytes(const Graph& g) {
     std::uint64_t total = 0;
     for (const Value& v : g.values) {
         const auto bytes = static_cast<std::uint64_t>(element_count(v.type.shape)) * dtype_size(v.type.dtype);
         total = bytes > ~std::uint64_t{0} - total ? ~std::uint64_t{0} : total + bytes;
     }
     return total;
+}
+
+/// The most one node's host kernel of `g` may allocate while it runs, besides its output: the largest
+/// ops::kernel_scratch_bound of its nodes (one node runs at a time).
+inline std::uint64_t reference_scratch_bytes(const Graph& g) {
+    std::uint64_t most = 0;
+    std::vector<ops::TensorType> in;
+    for (const Node& n : g.nodes) {
+        in.clear();
+        for (ValueId x : n.inputs)
+            if (x != no_value) in.push_back(g.value(x).type);
+        for (ValueId o : n.outputs) most = std::max(most, ops::kernel_scratch_bound(in, g.value(o).type));
+    }
+    return most;
+}
+
+/// What a run of `g` on the reference engine may hold at most: every value (reference_value_bytes) and the largest
+/// kernel's scratch (reference_scratch_bytes). A caller running a graph from outside checks it against its memory
+/// budget (core/limits.hpp charge_memory) first: an 89-byte model may Expand one float into 4 GiB, a 289-byte one
+/// average-pool 121 MiB with 1.3 GB of kernel scratch (issue 26). Saturates at 2^64 - 1.
+inline std::uint64_t reference_run_bytes(const Graph& g) {
+    const std::uint64_t values = reference_value_bytes(g), scratch = reference_scratch_bytes(g);
+    return scratch > ~std::uint64_t{0} - values ? ~std::uint64_t{0} : values + scratch;
 }
 
 /// Deterministic inputs for every graph input (janusc verify without -i; tests): integer and quantized inputs get

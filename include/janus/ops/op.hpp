@@ -19,6 +19,7 @@
 // Quantization rule (seed A10): an output carries ITS OWN quantization. `infer` proposes it only where the op
 // preserves real values exactly (data movement, max/min pooling-like selections); for arithmetic ops the output
 // quantization must be supplied by the caller (from the model), and `run` never copies the input's parameters.
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -52,6 +53,26 @@ struct TensorType {
 };
 
 inline TensorType type_of(const Tensor& t) { return {t.dtype, t.shape(), t.quant}; }
+
+/// The memory a host kernel (`run`) may allocate while it runs, besides its output: kernel_scratch_per_element bytes
+/// per element of its inputs and its output (accumulators, packed weights, count tensors, float copies), plus
+/// kernel_scratch_fixed. A run's memory budget charges it (graph/execute.hpp reference_run_bytes; janusc
+/// --max-memory, issue 26), and tests/ops_scratch measures every kernel family against it. Outside it, capped by
+/// rules of their own: a pool's count table (at most 2^22 entries of 8 bytes: rule pool-count-table).
+inline constexpr std::uint64_t kernel_scratch_per_element = 16;
+inline constexpr std::uint64_t kernel_scratch_fixed = std::uint64_t{1} << 20;
+/// kernel_scratch_bound of a node with these input and output types (saturating at 2^64 - 1).
+inline std::uint64_t kernel_scratch_bound(std::span<const TensorType> in, const TensorType& out) noexcept {
+    constexpr std::uint64_t max = ~std::uint64_t{0};
+    std::uint64_t elements = static_cast<std::uint64_t>(element_count(out.shape));
+    for (const TensorType& t : in) {
+        const auto n = static_cast<std::uint64_t>(element_count(t.shape));
+        elements = n > max - elements ? max : elements + n;
+    }
+    return elements > (max - kernel_scratch_fixed) / kernel_scratch_per_element
+               ? max
+               : kernel_scratch_fixed + kernel_scratch_per_element * elements;
+}
 
 /// Configuration passed to every kernel (no global state).
 struct OpContext {
