@@ -525,6 +525,10 @@ def bad_files():
         "packed_dims_100000.onnx": field(1, 0, varint(7)) + field(8, 2, field(2, 0, varint(13)))
         + field(7, 2, field(5, 2, field(1, 2, b"\1" * 100000) + field(2, 0, varint(3)))),
         "no_data_type.onnx": small(init=t("w", 0, [1], raw_data=b"\1")),
+        # names are text without control characters: janusc compiled this node's name (a fuzzed 'q\x0fonv') into a
+        # package its own writer refused (exit 3); the reader refuses it (onnx-name), and a value name the same way
+        "name_control_char.onnx": small(node=helper.make_node("Relu", ["x"], ["y"], name="q\x0fonv")),
+        "value_name_control_char.onnx": small(node=helper.make_node("Relu", ["x"], ["y\x7f"], name="relu")),
         "graph_attribute.onnx": small(node=if_node),
         # model {ir_version 7, opset 13, graph {initializer {dims 1, data_type FLOAT, float_data: 5 packed bytes}}}
         "packed_floats_5_bytes.onnx": field(1, 0, varint(7)) + field(8, 2, field(2, 0, varint(13)))

@@ -38,6 +38,17 @@ inline std::string echo(std::string_view s, std::size_t cap = echo_cap) {
     return std::string(s.substr(0, keep)) + "...[" + std::to_string(s.size() - keep) + " more bytes]";
 }
 
+/// The index of the first control character of a name (a byte below 0x20, or 0x7F), or npos if it has none. Names
+/// are text without control characters: the package format refuses them (rule name-chars), so the ONNX reader
+/// refuses them too (onnx-name) rather than compile a model into a package that cannot be written.
+inline std::size_t control_char_at(std::string_view name) noexcept {
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const auto b = static_cast<unsigned char>(name[i]);
+        if (b < 0x20 || b == 0x7F) return i;
+    }
+    return std::string_view::npos;
+}
+
 enum class ErrorKind : unsigned char { malformed, unsupported };
 
 struct Error {

@@ -256,6 +256,18 @@ struct Decoder {
         JANUS_CHECK(charge(f.position, sizeof(std::string) + f.bytes.size()));
         return std::string(f.text());
     }
+    /// A name (graph, node, value, tensor, attribute, op type, domain): text without control characters (rule
+    /// onnx-name; core/error.hpp control_char_at).
+    Result<std::string> name(const Field& f, std::string_view what) const {
+        JANUS_TRY(std::string s, text(f, what));
+        if (const std::size_t i = control_char_at(s); i != std::string_view::npos)
+            return error(f.bytes_position + i, "onnx-name",
+                         std::string(what) + " has the control character 0x" +
+                             "0123456789abcdef"[static_cast<unsigned char>(s[i]) >> 4] +
+                             "0123456789abcdef"[static_cast<unsigned char>(s[i]) & 15] + " at index " +
+                             std::to_string(i) + "; names are text without control characters");
+        return s;
+    }
     Result<std::int64_t> int64(const Field& f, std::string_view what) const {
         JANUS_CHECK(expect(f, WireType::varint, what));
         return f.as_int64();
@@ -327,7 +339,7 @@ struct Decoder {
                     typed_at = f.position;
                     return ok_status();  // string or double data: refused below by the element type
                 case tensor_field::name: {
-                    JANUS_TRY(t.name, text(f, where + ".name"));
+                    JANUS_TRY(t.name, name(f, where + ".name"));
                     return ok_status();
                 }
                 case tensor_field::raw_data:
@@ -436,7 +448,7 @@ struct Decoder {
         JANUS_CHECK(fields(msg.bytes, msg.bytes_position, [&](const Field& f) -> Status {
             switch (f.number) {
                 case 1: {
-                    JANUS_TRY(a.name, text(f, where + ".name"));
+                    JANUS_TRY(a.name, name(f, where + ".name"));
                     return ok_status();
                 }
                 case 20: {
@@ -556,20 +568,20 @@ struct Decoder {
             switch (f.number) {
                 case 1:
                 case 2: {
-                    JANUS_TRY(std::string s, text(f, where + (f.number == 1 ? ".input" : ".output")));
+                    JANUS_TRY(std::string s, name(f, where + (f.number == 1 ? ".input" : ".output")));
                     (f.number == 1 ? n.inputs : n.outputs).push_back(std::move(s));
                     return ok_status();
                 }
                 case 3: {
-                    JANUS_TRY(n.name, text(f, where + ".name"));
+                    JANUS_TRY(n.name, name(f, where + ".name"));
                     return ok_status();
                 }
                 case 4: {
-                    JANUS_TRY(n.op_type, text(f, where + ".op_type"));
+                    JANUS_TRY(n.op_type, name(f, where + ".op_type"));
                     return ok_status();
                 }
                 case 7: {
-                    JANUS_TRY(n.domain, text(f, where + ".domain"));
+                    JANUS_TRY(n.domain, name(f, where + ".domain"));
                     return ok_status();
                 }
                 case 5: {
@@ -593,7 +605,7 @@ struct Decoder {
         v.position = msg.position;
         JANUS_CHECK(fields(msg.bytes, msg.bytes_position, [&](const Field& f) -> Status {
             if (f.number == 1) {
-                JANUS_TRY(v.name, text(f, where + ".name"));
+                JANUS_TRY(v.name, name(f, where + ".name"));
                 return ok_status();
             }
             if (f.number != 2) return ok_status();
@@ -659,7 +671,7 @@ struct Decoder {
                     return ok_status();
                 }
                 case 2: {
-                    JANUS_TRY(g.name, text(f, "graph.name"));
+                    JANUS_TRY(g.name, name(f, "graph.name"));
                     return ok_status();
                 }
                 case 5: {

@@ -641,13 +641,9 @@ Status transfer_name(Ar& ar, S& s, const std::string& what, bool allow_empty) {
     const std::size_t at = ar.pos();
     JANUS_CHECK(ar.str(s, what));
     JANUS_CHECK(ar.require(allow_empty || !s.empty(), at, "name-empty", [&] { return what + " is empty"; }));
-    const auto bad = std::find_if(s.begin(), s.end(), [](char c) {
-        const auto b = static_cast<std::uint8_t>(c);
-        return b < 0x20 || b == 0x7F;
-    });
-    const auto i = static_cast<std::size_t>(bad - s.begin());
-    return ar.require(bad == s.end(), at + 4 + i, "name-chars", [&] {
-        return what + " '" + printable(s) + "' has the control character " + hex(static_cast<std::uint8_t>(*bad), 2) +
+    const std::size_t i = control_char_at(s);
+    return ar.require(i == std::string_view::npos, at + 4 + (i == std::string_view::npos ? 0 : i), "name-chars", [&] {
+        return what + " '" + printable(s) + "' has the control character " + hex(static_cast<std::uint8_t>(s[i]), 2) +
                " at index " + dec(i) + "; names are text without control characters";
     });
 }
