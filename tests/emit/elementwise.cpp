@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -348,12 +349,27 @@ TEST_CASE("a kept tensor is never loaded or stored: the stream's log and its DMA
     CHECK(lmem.log().back() == "k: stream of 4096 B x 2 input(s): 4 tile(s) of 1024 B, no buffers, 3 tensor(s) kept in "
                                "LMEM (no DMA)");
     // DRAM: the parameter block's load, 2 loads and a store per tile, and the configuration; kept: the block's load
-    // and the configuration (one of them the marker the first tile waits for)
+    // and the configurations (the first compute waits for the block's load itself: the scheduler sees it read)
     CHECK(count_dma(dram) == 2 + 4 * 3 + 1);
     CHECK(count_dma(lmem) == 2 + 1);
+    // the order comes from the declared accesses: one channel DMA -> VEC and one VEC -> DMA in DRAM (no sync), one
+    // DMA -> VEC when everything is kept (the parameter block's load before the first compute)
+    const auto events = [](const Builder& b) {
+        std::set<int> used;
+        int syncs = 0;
+        for (const auto& i : b.code()) {
+            if (i.wait) used.insert(*i.wait);
+            if (i.signal) used.insert(*i.signal);
+            syncs += i.info->mnemonic == "sync" ? 1 : 0;
+        }
+        return std::pair{used.size(), syncs};
+    };
+    CHECK(events(dram) == std::pair<std::size_t, int>{2, 0});
+    CHECK(events(lmem) == std::pair<std::size_t, int>{1, 0});
     // a kept input must have the output's size: it is never a repeated row
     Builder bad("k");
-    CHECK_RULE(stream(bad, std::vector<DramTensor>{DramTensor{lmem_region, 0, 16}}, DramTensor{3, 0, 64}, {},
+    Scheduler bq(bad, "k");
+    CHECK_RULE(stream(bad, bq, std::vector<DramTensor>{DramTensor{lmem_region, 0, 16}}, DramTensor{3, 0, 64}, {},
                       [](const Tile&) { return ok_status(); }),
                "stream-shape");
 }

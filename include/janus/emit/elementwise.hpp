@@ -4,8 +4,10 @@
 //       parameter block (vnpu/params.hpp), rounding named in the block
 //   unary (every op of ops/unary.hpp)                   ->  lut.apply with the op's own 256-entry table
 //   binary, then a unary op on its result (fused)     ->  vec.ew.<kind>, then lut.apply on each tile before its store
-// Both stream their tensors through LMEM with emit/stream.hpp. The parameter block and the table are constants of
-// the weights region (identical ones stored once) loaded by DMA before the first tile.
+// Both stream their tensors through LMEM with emit/stream.hpp, into one Scheduler per kernel (emit/schedule.hpp):
+// every instruction is queued with the bytes it reads and writes, and the events between DMA, VEC and LUT are derived
+// from those accesses, none placed by hand. The parameter block and the table are constants of the weights region
+// (identical ones stored once) loaded by DMA before the first tile.
 //
 // Contract: int8 tensors of equal element count (no broadcast yet: rule lower-broadcast), contiguous and padded
 // to 16 B in DRAM. The result equals ops::call<Op> on the same tensors bit for bit (tests/emit/).
@@ -111,17 +113,30 @@ constexpr std::string_view ew_mnemonic(expr::BinOp k) {
     }
 }
 
-/// Load `bytes` constant bytes of the weights region into a fresh buffer of `mem` (one DMA row).
-inline Result<Buffer> load_constant(Builder& b, Mem mem, std::span<const std::uint8_t> bytes, const std::string& what) {
+/// Load `bytes` constant bytes of the weights region into a fresh buffer of `mem` (one DMA row), queued into the
+/// kernel's scheduler `q` with what it reads and writes (emit/schedule.hpp): the instructions that read the buffer
+/// wait for the load through the scheduler.
+inline Result<Buffer> load_constant(Builder& b, Scheduler& q, Mem mem, std::span<const std::uint8_t> bytes,
+                                    const std::string& what) {
     const std::uint32_t at = b.constant(bytes);
     JANUS_TRY(Buffer buf, b.alloc(mem, static_cast<std::uint32_t>(bytes.size()), what));
     auto scope = b.scope("load " + what);
     JANUS_TRY(Reg dst, b.reg(what + " address"));
     JANUS_TRY(Reg src, b.reg(what + " weights offset"));
-    JANUS_CHECK(b.emit("li", {dst, buf.address()}));
-    JANUS_CHECK(b.emit("li", {src, at}));
-    JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
-    JANUS_CHECK(b.emit("dma.load", {dst, 0, src, round16(static_cast<std::int64_t>(bytes.size()))}));
+    const std::int64_t n = round16(static_cast<std::int64_t>(bytes.size()));
+    JANUS_CHECK(q.add("li", {dst, buf.address()}));
+    JANUS_CHECK(q.add("li", {src, at}));
+    JANUS_CHECK(q.add("dma.cfg", {1, 0, 0}));
+    JANUS_CHECK(q.add("dma.load", {dst, 0, src, n}, {reads(dram_span(0, at, n)), writes(span_of(buf, 0, n))}));
+    return buf;
+}
+
+/// The same, emitted at once: a kernel that orders its instructions with events of its own, after this load on the
+/// in-order DMA queue.
+inline Result<Buffer> load_constant(Builder& b, Mem mem, std::span<const std::uint8_t> bytes, const std::string& what) {
+    Scheduler q(b, what);
+    JANUS_TRY(Buffer buf, load_constant(b, q, mem, bytes, what));
+    JANUS_CHECK(q.finish());
     return buf;
 }
 
@@ -137,17 +152,29 @@ inline DramTensor broadcast_row_constant(Builder& b, std::span<const std::int8_t
 }
 
 /// An int8 -> int8 table's 256 bytes loaded into LUT RAM (a table that is already there is shared: load_constant).
-inline Result<Buffer> load_lut_table(Builder& b, const expr::Table256& table, const std::string& what) {
+inline Result<Buffer> load_lut_table(Builder& b, Scheduler& q, const expr::Table256& table, const std::string& what) {
     std::array<std::uint8_t, 256> bytes{};
     for (std::size_t j = 0; j < 256; ++j) bytes[j] = static_cast<std::uint8_t>(table.values[j]);
-    return load_constant(b, Mem::lut, bytes, what);
+    return load_constant(b, q, Mem::lut, bytes, what);
+}
+inline Result<Buffer> load_lut_table(Builder& b, const expr::Table256& table, const std::string& what) {
+    Scheduler q(b, what);
+    JANUS_TRY(Buffer buf, load_lut_table(b, q, table, what));
+    JANUS_CHECK(q.finish());
+    return buf;
+}
+/// Rule lower-lut-type: a table the LUT unit applies after another unit maps int8 to int8.
+inline Status check_epilogue_table(Builder& b, const expr::Table256& t, const std::string& who) {
+    if (t.in != DType::i8 || t.out != DType::i8)
+        return make_error(b.name(), who, "lower-lut-type", "a fused epilogue table maps int8 to int8");
+    return ok_status();
 }
 /// lut.apply's `table` operand of a table in LUT RAM.
 inline std::int64_t lut_slot(const Buffer& table) { return (table.address() - vnpu::sim::lut_base) / 256; }
 
-/// A fused elementwise epilogue of a kernel (ConvOptions::lut, MatmulOptions::lut, lower_binary's `epilogue`): the
-/// table in LUT RAM and, per output set, an event between lut.apply and its neighbour (a MAC kernel's lut.apply
-/// signals it and the store waits; lower_binary's vec.ew signals it and lut.apply waits).
+/// A fused elementwise epilogue of a MAC kernel (ConvOptions::lut, MatmulOptions::lut): the table in LUT RAM and,
+/// per output set, an event between lut.apply and the store (lut.apply signals it, the store waits). lower_binary's
+/// epilogue needs none: its scheduler derives the order from the accesses.
 struct EpilogueLut {
     Buffer table;
     std::int64_t slot = 0;
@@ -158,8 +185,7 @@ struct EpilogueLut {
 inline Result<std::optional<EpilogueLut>> epilogue_lut(Builder& b, const std::optional<expr::Table256>& t,
                                                        const std::string& who) {
     if (!t) return std::optional<EpilogueLut>{};
-    if (t->in != DType::i8 || t->out != DType::i8)
-        return make_error(b.name(), who, "lower-lut-type", "a fused epilogue table maps int8 to int8");
+    JANUS_CHECK(check_epilogue_table(b, *t, who));
     EpilogueLut e;
     JANUS_TRY(e.table, load_lut_table(b, *t, who + " epilogue lut"));
     e.slot = lut_slot(e.table);
@@ -187,21 +213,28 @@ Status lower_binary(Builder& b, const ops::BinaryQuantPlan& plan, const DramTens
                                   " elements for an output of " + std::to_string(out.elements) +
                                   ": a broadcast input must be a row of a multiple of 16 elements repeated along the "
                                   "output (a constant row of any length: broadcast_row_constant); the host runs it");
+    if (epilogue) JANUS_CHECK(check_epilogue_table(b, *epilogue, std::string(mnemonic)));
     auto txn = b.transaction();
+    Scheduler q(b, b.name() + " " + std::string(mnemonic));
     const auto block = ew_block(plan);
-    JANUS_TRY(Buffer params, load_constant(b, Mem::lmem, block, std::string(mnemonic) + " parameters"));
+    JANUS_TRY(Buffer params, load_constant(b, q, Mem::lmem, block, std::string(mnemonic) + " parameters"));
     JANUS_TRY(Reg rp, b.reg(std::string(mnemonic) + " parameters"));
-    JANUS_CHECK(b.emit("li", {rp, params.address()}));
-    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, epilogue, std::string(mnemonic)));
+    JANUS_CHECK(q.add("li", {rp, params.address()}));
+    std::optional<Buffer> table;
+    if (epilogue) {
+        JANUS_TRY(table, load_lut_table(b, q, *epilogue, std::string(mnemonic) + " epilogue lut"));
+    }
     const DramTensor ins[2] = {x, y};
-    std::size_t tiles = 0;
-    JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) -> Status {
-        if (!epi) return b.emit(mnemonic, {*t.out, *t.in[0], *t.in[1], rp, t.bytes}, t.sync);
-        // VEC, then LUT on the same bytes: the tile's own event between them (one per set, as a MAC kernel's)
-        const Event& applied = epi->applied[tiles++ % 2];
-        JANUS_CHECK(b.emit(mnemonic, {*t.out, *t.in[0], *t.in[1], rp, t.bytes}, Sync{t.sync.wait, &applied}));
-        return b.emit("lut.apply", {*t.out, *t.out, epi->slot, t.bytes}, Sync{&applied, t.sync.signal});
+    JANUS_CHECK(stream(b, q, ins, out, opt, [&](const Tile& t) -> Status {
+        JANUS_CHECK(t.queue->add(mnemonic, {*t.out, *t.in[0], *t.in[1], rp, t.bytes},
+                                 {reads(t.in_span[0]), reads(t.in_span[1]), reads(span_of(params)),
+                                  writes(t.out_span)}));
+        if (!table) return ok_status();
+        // then LUT on the same bytes, before the store
+        return t.queue->add("lut.apply", {*t.out, *t.out, lut_slot(*table), t.bytes},
+                            {reads(t.out_span), reads(span_of(*table)), writes(t.out_span)});
     }));
+    JANUS_CHECK(q.finish());
     txn.commit();
     return ok_status();
 }
@@ -215,12 +248,15 @@ inline Status lower_lut(Builder& b, const expr::Table256& table, const DramTenso
                           std::string("the LUT unit maps int8 to int8; this table maps ") +
                               std::string(dtype_name(table.in)) + " to " + std::string(dtype_name(table.out)));
     auto txn = b.transaction();
-    JANUS_TRY(Buffer lut, load_lut_table(b, table, "lut table"));
+    Scheduler q(b, b.name() + " lut.apply");
+    JANUS_TRY(Buffer lut, load_lut_table(b, q, table, "lut table"));
     const std::int64_t slot = lut_slot(lut);
     const DramTensor ins[1] = {x};
-    JANUS_CHECK(stream(b, ins, out, opt, [&](const Tile& t) {
-        return b.emit("lut.apply", {*t.out, *t.in[0], slot, t.bytes}, t.sync);
+    JANUS_CHECK(stream(b, q, ins, out, opt, [&](const Tile& t) {
+        return t.queue->add("lut.apply", {*t.out, *t.in[0], slot, t.bytes},
+                            {reads(t.in_span[0]), reads(span_of(lut)), writes(t.out_span)});
     }));
+    JANUS_CHECK(q.finish());
     txn.commit();
     return ok_status();
 }

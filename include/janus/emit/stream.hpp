@@ -1,35 +1,34 @@
 #pragma once
 // Streaming lowering: the index structure "map over contiguous elements" (ops/map.hpp) as a vnpu pipeline.
 //
-// stream(b, inputs, output, options, compute) splits the (16-B padded) element range into tiles that fit the LMEM
-// left free, and emits, for every tile i, in program order:
-//     DMA   load tile i+1 of every input into buffer set (i+1) % 2     [the last load signals L[(i+1) % 2]]
-//     unit  compute(tile i) in place into input 0's buffer of set i % 2 (Tile::out), waiting L[i % 2],
-//           signalling V[i % 2]
-//     DMA   store tile i from set i % 2, waiting V[i % 2]
-// (tile 0's loads come first). The events follow the data: L carries "this tile's inputs are in LMEM" from the
-// DMA to the computing unit, V carries "the result is in LMEM" back; the reuse of a buffer set two tiles later is
-// ordered by the DMA queue itself (the store of tile i precedes the load of tile i+2 on the same in-order unit),
-// so no event is spent on it. Everything the kernel loaded earlier on the DMA queue (parameter tables, LUT
-// contents) is ordered before compute(tile 0) by L[0] the same way. Every signal is waited for exactly once, so the
-// kernel leaves all event counters at 0.
+// stream(b, q, inputs, output, options, compute) splits the (16-B padded) element range into tiles that fit the LMEM
+// left free, and queues into the kernel's Scheduler `q` (emit/schedule.hpp), for every tile i, in program order:
+//     DMA   load tile i+1 of every input into buffer set (i+1) % 2
+//     unit  compute(tile i) in place into input 0's buffer of set i % 2 (Tile::out)
+//     DMA   store tile i from set i % 2
+// (tile 0's loads come first). Every instruction is queued with the bytes it reads and writes, and the scheduler
+// derives every wait and signal from them (seeds C2, C3, C6): compute(i) waits for the loads of tile i, the store for
+// compute(i), the load that reuses a buffer set two tiles later for whatever last read it (the store on the same
+// in-order DMA queue, or the compute itself when the output stays in LMEM). The caller queues its parameter loads
+// (load_constant with the same scheduler) before calling stream(), so the first compute that reads them waits for
+// them too, and calls q.finish() after it: nothing is emitted before. No event is named here; the pipeline above
+// needs two (DMA -> unit, unit -> DMA) and no sync, and every signal is waited for exactly once, so the kernel
+// leaves all event counters at 0.
 //
 // Contract: every DramTensor is int8, contiguous, its storage padded to a multiple of 16 B (the padding is loaded,
 // computed and stored like data; its value is unspecified). An input has the output's element count, or is a ROW
 // REPEATED along the output (broadcast over the outer axes, seed A7): element i reads row[i mod P], P its element
 // count, a multiple of 16. A repeated row is loaded per tile by one DMA transfer with a source stride of 0 (tile / P
 // rows of P bytes), so it is never materialized beyond one tile, in DRAM or in the constants; tiles are then
-// multiples of P.
+// multiples of P. compute() queues its instructions into Tile::queue with the accesses Tile names (the input and
+// output spans of the tile) and those of its own parameters: the scheduler orders only what is declared.
 //
 // Kept in LMEM: a tensor whose region is lmem_region lives in LMEM between two kernels (the lowering decides which,
 // graph/lower.hpp "LMEM between kernels"). Such an input is read where it is, tile i at its address + i x tile,
-// with no load and no buffer; such an output is written there by compute() (Tile::out) and never stored (so the
-// load that reuses a buffer set two tiles later waits for the compute that read it: no store orders it). When no
-// input is loaded, the first compute waits for a DMA marker instead of a load (it orders the kernel's parameter
-// loads), and a result that is stored goes to a staging buffer per set, whose reuse two tiles later waits for the
-// store that emptied it.
+// with no load and no buffer; such an output is written there by compute() (Tile::out) and never stored. When no
+// input is loaded and the result is stored, it goes to a staging buffer per set.
 // Rules: stream-shape (an input that is neither the output's size nor a repeatable row; a kept input of another
-// size), and those of the builder (budgets, encodings).
+// size), and those of the builder and the scheduler (budgets, encodings).
 #include <cstdint>
 #include <numeric>
 #include <span>
@@ -38,6 +37,7 @@
 #include <vector>
 
 #include <janus/emit/builder.hpp>
+#include <janus/emit/schedule.hpp>
 
 namespace janus::emit {
 
@@ -61,12 +61,15 @@ struct StreamOptions {
     std::int64_t max_tile = 0;  ///< bytes per tile and input (multiple of 16); 0: as large as the free LMEM allows
 };
 
-/// What compute() receives for one tile: the LMEM addresses (in registers) and the byte count.
+/// What compute() receives for one tile: the LMEM addresses (in registers), the bytes they span, and the scheduler
+/// to queue its instructions into, with those spans as their accesses.
 struct Tile {
     std::span<const Reg* const> in;  ///< the inputs' bytes of this tile
     const Reg* out = nullptr;        ///< where the result goes: an input's buffer (in place), or the output in LMEM
     std::int64_t bytes = 0;
-    Sync sync;  ///< the wait and signal compute() must put on its one instruction
+    std::span<const Span> in_span;   ///< the LMEM bytes of each input of this tile
+    Span out_span;                   ///< the LMEM bytes the result is written to
+    Scheduler* queue = nullptr;
 };
 
 /// The tile (a multiple of 16): as large as 2 sets x `inputs` buffers in `free_bytes` allow (and at most `limit`
@@ -82,20 +85,19 @@ inline std::int64_t pick_tile(std::int64_t padded, int inputs, std::int64_t free
     return std::min<std::int64_t>({t, padded, 262144});  // VEC / LUT element counts stop at 256 Ki
 }
 
-/// Stream `in` to `out` tile by tile (the contract at the top of this header). A tensor kept in LMEM (lmem_region:
-/// the lowering keeps it there between two kernels, graph/lower.hpp) is read or written where it is, with no DMA
-/// and no buffer: an input kept in LMEM has the output's element count (rule stream-shape); when every input is
-/// there, a DMA marker after the kernel's earlier loads (its parameter tables) signals the first compute instead of
-/// a tile load, and an output kept in LMEM is written by compute() itself and never stored.
+/// Stream `in` to `out` tile by tile into the kernel's scheduler `q` (the contract at the top of this header). A
+/// tensor kept in LMEM (lmem_region: the lowering keeps it there between two kernels, graph/lower.hpp) is read or
+/// written where it is, with no DMA and no buffer: an input kept in LMEM has the output's element count (rule
+/// stream-shape), an output kept in LMEM is written by compute() itself and never stored.
 template <class Compute>
-Status stream(Builder& b, std::span<const DramTensor> in, const DramTensor& out, const StreamOptions& opt,
-              Compute&& compute) {
+Status stream(Builder& b, Scheduler& q, std::span<const DramTensor> in, const DramTensor& out,
+              const StreamOptions& opt, Compute&& compute) {
     const int k = static_cast<int>(in.size());
     std::int64_t period = 16;  // tiles are multiples of every repeated row
-    int loaded_inputs = 0, last_loaded = -1;
+    int loaded_inputs = 0;
     for (int j = 0; j < k; ++j) {
         const DramTensor& t = in[static_cast<std::size_t>(j)];
-        if (!t.in_lmem()) ++loaded_inputs, last_loaded = j;
+        if (!t.in_lmem()) ++loaded_inputs;
         if (t.elements != out.elements) {
             if (t.in_lmem() || t.elements < 16 || t.elements % 16 != 0)
                 return make_error(b.name(), "stream", "stream-shape",
@@ -139,7 +141,7 @@ Status stream(Builder& b, std::span<const DramTensor> in, const DramTensor& out,
                                            : "stream set " + std::to_string(s) + " result";
             JANUS_TRY(Buffer buf, b.alloc(Mem::lmem, static_cast<std::uint32_t>(tile), what));
             JANUS_TRY(Reg r, b.reg(what));
-            JANUS_CHECK(b.emit("li", {r, buf.address()}));
+            JANUS_CHECK(q.add("li", {r, buf.address()}));
             bufs.push_back(std::move(buf));
             regs.push_back(std::move(r));
         }
@@ -153,79 +155,71 @@ Status stream(Builder& b, std::span<const DramTensor> in, const DramTensor& out,
     if (loaded_inputs > 0 || stored) {
         JANUS_TRY(dram, b.reg("stream DRAM offset"));
     }
-    // loaded[s]: the tile inputs of set s are in LMEM; with no loaded input: the kernel's earlier loads are done
-    // (set 0, the first tile), or the staging buffer of set s is free again. computed[s]: the result of set s is in
-    // LMEM, for its store; with a kept output, the compute has read set s, which the load two tiles later waits for
-    // (no store orders that load after the compute then).
-    std::vector<Event> loaded, computed;
-    for (int s = 0; s < sets; ++s) {
-        JANUS_TRY(Event l, b.event("stream loaded set " + std::to_string(s)));
-        loaded.push_back(std::move(l));
-        if (stored || loaded_inputs > 0) {
-            JANUS_TRY(Event v, b.event("stream computed set " + std::to_string(s)));
-            computed.push_back(std::move(v));
-        }
-    }
     const auto bytes_of = [&](std::int64_t i) { return std::min(tile, total - i * tile); };
-    const auto buffer_reg = [&](std::size_t s, int slot) -> const Reg& {
-        return regs[s * static_cast<std::size_t>(per_set) + static_cast<std::size_t>(slot)];
+    const auto slot_of = [&](std::int64_t i, int slot) {
+        return static_cast<std::size_t>(i % sets) * static_cast<std::size_t>(per_set) + static_cast<std::size_t>(slot);
     };
     const auto load = [&](std::int64_t i) -> Status {
-        const auto s = static_cast<std::size_t>(i % sets);
-        // a kept output: the first transfer into set s waits until the compute two tiles earlier has read it
-        const Event* reuse = !stored && loaded_inputs > 0 && i >= 2 ? &computed[s] : nullptr;
         for (int j = 0, slot = 0; j < k; ++j) {
             const DramTensor& t = in[static_cast<std::size_t>(j)];
             if (t.in_lmem()) continue;
-            const Sync sync{std::exchange(reuse, nullptr), j == last_loaded ? &loaded[s] : nullptr};
-            const Reg& dst = buffer_reg(s, slot++);
+            const std::size_t at = slot_of(i, slot++);
+            const Reg& dst = regs[at];
             if (t.elements == out.elements) {
-                JANUS_CHECK(b.emit("li", {dram, static_cast<std::int64_t>(t.offset) + i * tile}));
-                JANUS_CHECK(b.emit("dma.load", {dst, t.region, dram, bytes_of(i)}, sync));
+                const std::int64_t from = static_cast<std::int64_t>(t.offset) + i * tile;
+                JANUS_CHECK(q.add("li", {dram, from}));
+                JANUS_CHECK(q.add("dma.load", {dst, t.region, dram, bytes_of(i)},
+                                  {reads(dram_span(t.region, from, bytes_of(i))),
+                                   writes(span_of(bufs[at], 0, bytes_of(i)))}));
             } else {  // a repeated row: tile / P rows from one source row (stride 0)
                 const std::int64_t p = t.elements, rows = (bytes_of(i) + p - 1) / p;
-                JANUS_CHECK(b.emit("dma.cfg", {rows, 0, p}, Sync{sync.wait, nullptr}));
-                JANUS_CHECK(b.emit("li", {dram, static_cast<std::int64_t>(t.offset)}));
-                JANUS_CHECK(b.emit("dma.load", {dst, t.region, dram, p}, Sync{nullptr, sync.signal}));
-                JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+                JANUS_CHECK(q.add("dma.cfg", {rows, 0, p}));
+                JANUS_CHECK(q.add("li", {dram, static_cast<std::int64_t>(t.offset)}));
+                JANUS_CHECK(q.add("dma.load", {dst, t.region, dram, p},
+                                  {reads(dram_span(t.region, t.offset, p)), writes(span_of(bufs[at], 0, rows * p))}));
+                JANUS_CHECK(q.add("dma.cfg", {1, 0, 0}));
             }
         }
         return ok_status();
     };
-    // one row per transfer, whatever the DMA queue was set to before; with nothing to load, this marker orders the
-    // kernel's earlier loads (parameter tables, LUT contents) before the first compute
-    JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}, Sync{nullptr, loaded_inputs == 0 ? &loaded[0] : nullptr}));
+    JANUS_CHECK(q.add("dma.cfg", {1, 0, 0}));  // one row per transfer, whatever the DMA queue was set to before
     JANUS_CHECK(load(0));
     std::vector<const Reg*> view(static_cast<std::size_t>(k));
+    std::vector<Span> spans(static_cast<std::size_t>(k));
     for (std::int64_t i = 0; i < tiles; ++i) {
-        const auto s = static_cast<std::size_t>(i % sets);
         if (i + 1 < tiles) JANUS_CHECK(load(i + 1));
+        const std::int64_t n = bytes_of(i);
         for (int j = 0, slot = 0, kr = 0; j < k; ++j) {
             const DramTensor& t = in[static_cast<std::size_t>(j)];
             if (t.in_lmem()) {
                 const Reg& r = kept_regs[static_cast<std::size_t>(kr++)];
-                JANUS_CHECK(b.emit("li", {r, static_cast<std::int64_t>(t.offset) + i * tile}));
+                const std::int64_t at = static_cast<std::int64_t>(t.offset) + i * tile;
+                JANUS_CHECK(q.add("li", {r, at}));
                 view[static_cast<std::size_t>(j)] = &r;
+                spans[static_cast<std::size_t>(j)] = local_span(at, n);
             } else {
-                view[static_cast<std::size_t>(j)] = &buffer_reg(s, slot++);
+                const std::size_t at = slot_of(i, slot++);
+                view[static_cast<std::size_t>(j)] = &regs[at];
+                spans[static_cast<std::size_t>(j)] = span_of(bufs[at], 0, n);
             }
         }
         const Reg* result = nullptr;
+        Span result_span;
         if (out.in_lmem()) {
             result = &kept_regs.back();
-            JANUS_CHECK(b.emit("li", {*result, static_cast<std::int64_t>(out.offset) + i * tile}));
+            const std::int64_t at = static_cast<std::int64_t>(out.offset) + i * tile;
+            JANUS_CHECK(q.add("li", {*result, at}));
+            result_span = local_span(at, n);
         } else {  // in place: the first loaded input's buffer, else the staging buffer
-            result = &buffer_reg(s, 0);
+            result = &regs[slot_of(i, 0)];
+            result_span = span_of(bufs[slot_of(i, 0)], 0, n);
         }
-        // compute waits for its tile's loads; with nothing loaded, tile 0 waits for the marker and a staging buffer
-        // for the store that emptied it two tiles earlier (the store signals it only when a compute will wait)
-        const Event* wait = loaded_inputs > 0 || i == 0 ? &loaded[s] : staging && i >= 2 ? &loaded[s] : nullptr;
-        const Event* done = stored || (loaded_inputs > 0 && i + 2 < tiles) ? &computed[s] : nullptr;
-        JANUS_CHECK(compute(Tile{view, result, bytes_of(i), Sync{wait, done}}));
+        JANUS_CHECK(compute(Tile{view, result, n, spans, result_span, &q}));
         if (stored) {
-            const Event* freed = staging && i + 2 < tiles ? &loaded[s] : nullptr;
-            JANUS_CHECK(b.emit("li", {dram, static_cast<std::int64_t>(out.offset) + i * tile}));
-            JANUS_CHECK(b.emit("dma.store", {out.region, dram, *result, bytes_of(i)}, Sync{&computed[s], freed}));
+            const std::int64_t to = static_cast<std::int64_t>(out.offset) + i * tile;
+            JANUS_CHECK(q.add("li", {dram, to}));
+            JANUS_CHECK(q.add("dma.store", {out.region, dram, *result, n},
+                              {reads(result_span), writes(dram_span(out.region, to, n))}));
         }
     }
     return ok_status();

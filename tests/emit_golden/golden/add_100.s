@@ -24,7 +24,7 @@ dma.load r3, input, r6, 32 signal(e0)
 li r6, 32
 dma.load r4, input, r6, 32
 li r6, 144
-dma.load r5, input, r6, 32 signal(e2)
+dma.load r5, input, r6, 32 signal(e0)
 vec.ew.add r2, r2, r3, r1, 32 wait(e0) signal(e1)
 li r6, 0
 dma.store output, r6, r2, 32 wait(e1)
@@ -32,19 +32,19 @@ li r6, 64
 dma.load r2, input, r6, 32
 li r6, 176
 dma.load r3, input, r6, 32 signal(e0)
-vec.ew.add r4, r4, r5, r1, 32 wait(e2) signal(e3)
+vec.ew.add r4, r4, r5, r1, 32 wait(e0) signal(e1)
 li r6, 32
-dma.store output, r6, r4, 32 wait(e3)
+dma.store output, r6, r4, 32 wait(e1)
 li r6, 96
 dma.load r4, input, r6, 16
 li r6, 208
-dma.load r5, input, r6, 16 signal(e2)
+dma.load r5, input, r6, 16 signal(e0)
 vec.ew.add r2, r2, r3, r1, 32 wait(e0) signal(e1)
 li r6, 64
 dma.store output, r6, r2, 32 wait(e1)
-vec.ew.add r4, r4, r5, r1, 16 wait(e2) signal(e3)
+vec.ew.add r4, r4, r5, r1, 16 wait(e0) signal(e1)
 li r6, 96
-dma.store output, r6, r4, 16 wait(e3)
+dma.store output, r6, r4, 16 wait(e1)
 halt
 ;
 ; weights region: 48 bytes
