@@ -79,7 +79,7 @@ Status lower_softsign(graph::NodeLowering& nl) {
     return nl.named(emit::lower_lut(nl.builder(), *table, x.flat(), y.flat()));
 }
 // The compiler's own lowerings, found before Janus's built-in ones (graph::LowerOptions::lowerings).
-const graph::OpLowering lowerings[] = {{Softsign::name.view(), &lower_softsign, false}};
+const graph::OpLowering lowerings[] = {{Softsign::name.view(), &lower_softsign, graph::Fuses::no}};
 
 vnpu::sim::Report simulate(std::span<const vnpu::Instr> program, vnpu::sim::Machine& machine,
                            vnpu::sim::Options options) {

@@ -128,7 +128,7 @@ TEST_CASE("fusion: the activation each producer's kernel computes, and why the o
     };
     CHECK(logged("fuse   node 5 (Relu) after node 4 (MatMul): kept as a kernel, the host reads m2"));
     CHECK(logged("fuse   node 7 (Relu) after node 6 (MatMul): kept as a kernel, m3 has 2 readers"));
-    // rule: only a producer whose lowering fuses an activation (OpLowering::fuses_activation) takes one
+    // rule: only a producer whose lowering fuses an activation (OpLowering::fuses) takes one
     const graph::FusionPlan none = graph::lower_detail::fusion_pass(
         g, p, [](std::string_view) { return graph::Fuses::no; }, numeric::Rounding::round_double);
     CHECK(std::none_of(none.producer.begin(), none.producer.end(), [](const auto& x) { return x.has_value(); }));

@@ -164,16 +164,23 @@ inline bool same_layout(const Placement& a, const Placement& b) {
 
 class NodeLowering;
 
+/// How a producer's kernel can compute a unary activation that only it reads (NodeLowering::clamp, lut; the fusion
+/// pass), declared by its lowering (OpLowering::fuses).
+enum class Fuses : std::uint8_t {
+    no,
+    clamp_or_table,  ///< a kernel with a requantization (Conv, MatMul, Gemm): a clamp there, or a LUT epilogue
+    table,           ///< a streaming kernel (the binary ops): a LUT on each tile after its own computation
+    composed_table,  ///< a kernel that is a table itself (the unary ops, Requantize): the two tables composed
+};
+
 /// One op's NPU lowering: the registry entry lower_graph finds by the node's op name (Lowerings: the caller's own
 /// entries, LowerOptions::lowerings, before the built-in ones). `lower` places the node's output and emits its
 /// kernel through NodeLowering, or returns the refusal that puts the node on the host (host fallback).
 struct OpLowering {
     std::string_view op;
     Status (*lower)(NodeLowering&) = nullptr;
-    /// Its kernel can compute a unary activation that only it reads (NodeLowering::clamp, lut): Conv, MatMul, Gemm
-    /// (a clamp in their requantization, or a table), and the streaming ops (a table: with streams_lmem set, the
-    /// fusion pass never asks for a clamp).
-    bool fuses_activation = false;
+    /// Whether and how its kernel computes a unary activation fused into it.
+    Fuses fuses = Fuses::no;
     /// Its kernel streams (emit/stream.hpp) and takes data inputs and an output kept in LMEM between kernels
     /// (emit::lmem_region) as they come: the elementwise ops. Memory planning keeps a value in LMEM only from such a
     /// kernel to such kernels ("LMEM between kernels" in the contract above).
@@ -182,8 +189,8 @@ struct OpLowering {
 
 /// The registry entry of op type O (its name is the op's own, ops::Op::name).
 template <ops::Op O>
-OpLowering lowering_of(Status (*lower)(NodeLowering&), bool fuses_activation = false, bool streams_lmem = false) {
-    return {O::name.view(), lower, fuses_activation, streams_lmem};
+OpLowering lowering_of(Status (*lower)(NodeLowering&), Fuses fuses = Fuses::no, bool streams_lmem = false) {
+    return {O::name.view(), lower, fuses, streams_lmem};
 }
 
 struct LowerOptions {
@@ -310,13 +317,6 @@ struct Partition {
     std::vector<bool> produced_on_npu;                 ///< per value
     std::vector<bool> read_by_host;                    ///< per value: the host reads it after a segment, or an output
     std::vector<std::string> log;                      ///< the hoisting decisions
-};
-
-/// How a producer's kernel can compute a unary activation fused into it (fusion_pass).
-enum class Fuses : std::uint8_t {
-    no,
-    clamp_or_table,  ///< a kernel with a requantization (Conv, MatMul, Gemm): a clamp there, or a LUT epilogue
-    table,           ///< a streaming kernel (the elementwise ops): a LUT on each tile, or its own table composed
 };
 
 /// What a producer's kernel computes for the unary activation fused into it (seeds B10, B11).
@@ -740,16 +740,17 @@ inline Partition partition_pass(const Graph& g, const std::vector<bool>& host) {
 }
 
 /// Pass 2, activation fusion (seeds B10, B11). A unary elementwise op (Relu, Clip, Sigmoid, ...) whose one data
-/// input is the output of a producer whose lowering fuses an activation (`fuses_activation(op)`, a Fuses:
-/// OpLowering::fuses_activation) and that nothing else reads (no other node, not the host, not a graph output) is
+/// input is the output of a producer whose lowering fuses an activation (`fuses_activation(op)`: the producer's
+/// OpLowering::fuses) and that nothing else reads (no other node, not the host, not a graph output) is
 /// computed by the producer's kernel:
 ///   - when both have the same int8 quantization and the op's own 256-entry table is exactly a clamp of the codes
 ///     to [lo, hi], by the requantization of a producer that has one (Fuses::clamp_or_table: Conv, MatMul, Gemm;
 ///     vec.rq's lo, hi): sat8(clamp(rq + zp, lo, hi)) equals clamp(sat8(rq + zp), lo, hi) for -128 <= lo <= hi <=
 ///     127;
 ///   - otherwise by its table: lut.apply on each output tile before it is stored (lower_conv, lower_depthwise,
-///     lower_matmul, lower_matmul_left, and a binary op's stream: emit::lower_binary's epilogue), or, when the
-///     producer is a table itself (a unary op, Requantize), composed with the producer's table (one lut.apply).
+///     lower_matmul, lower_matmul_left, and a binary op's stream: emit::lower_binary's epilogue, Fuses::table), or,
+///     when the producer is a table itself (Fuses::composed_table: a unary op, Requantize), composed with the
+///     producer's table (one lut.apply).
 /// A node whose kernel computes an activation is not itself fused into another producer, and an activation fused
 /// into a producer does not take one of its own: a chain of unary ops fuses in pairs.
 /// The graph keeps both nodes and the quantization between them; the producer's own value is not materialized
@@ -813,8 +814,8 @@ FusionPlan fusion_pass(const Graph& g, const Partition& part, const FusesActivat
         } else {  // every producer kernel has a LUT epilogue, or is a table itself
             f.clamp = {};
             f.lut = **table;
-            const bool composed = ops::is_unary_elementwise(n.op) || n.op == "Requantize";
-            F.log.push_back(what + (composed ? ": fused, its table composed with the producer's (one lut.apply)"
+            F.log.push_back(what + (how == Fuses::composed_table
+                                        ? ": fused, its table composed with the producer's (one lut.apply)"
                                              : ": fused as a lut.apply on each output tile before the store"));
         }
         F.producer[k] = std::move(f);
@@ -1514,22 +1515,22 @@ JANUS_LOWERING_LINKAGE const std::vector<OpLowering>& builtin_lowerings() {
     static const std::vector<OpLowering> table = [] {
         std::vector<OpLowering> t = {
             // op lowering, fuses an activation, streams through LMEM
-            lowering_of<ops::Conv>(&lower_conv_node, true),
+            lowering_of<ops::Conv>(&lower_conv_node, Fuses::clamp_or_table),
             lowering_of<ops::ConvInteger>(&lower_conv_node),
             lowering_of<ops::ConvTranspose>(&lower_conv_transpose_node),
-            lowering_of<ops::MatMul>(&lower_matmul_node, true),
-            lowering_of<ops::Gemm>(&lower_matmul_right, true),
+            lowering_of<ops::MatMul>(&lower_matmul_node, Fuses::clamp_or_table),
+            lowering_of<ops::Gemm>(&lower_matmul_right, Fuses::clamp_or_table),
             lowering_of<ops::MatMulInteger>(&lower_matmul_right),
             lowering_of<ops::MaxPool>(&lower_pool_node<ops::MaxPool>),
             lowering_of<ops::AveragePool>(&lower_pool_node<ops::AveragePool>),
             lowering_of<ops::GlobalAveragePool>(&lower_pool_node<ops::GlobalAveragePool>),
             lowering_of<ops::GlobalMaxPool>(&lower_pool_node<ops::GlobalMaxPool>),
-            lowering_of<ops::Add>(&lower_binary_node<ops::Add>, true, true),
-            lowering_of<ops::Sub>(&lower_binary_node<ops::Sub>, true, true),
-            lowering_of<ops::Mul>(&lower_binary_node<ops::Mul>, true, true),
-            lowering_of<ops::Min>(&lower_binary_node<ops::Min>, true, true),
-            lowering_of<ops::Max>(&lower_binary_node<ops::Max>, true, true),
-            lowering_of<ops::Requantize>(&lower_requantize_node, true, true),
+            lowering_of<ops::Add>(&lower_binary_node<ops::Add>, Fuses::table, true),
+            lowering_of<ops::Sub>(&lower_binary_node<ops::Sub>, Fuses::table, true),
+            lowering_of<ops::Mul>(&lower_binary_node<ops::Mul>, Fuses::table, true),
+            lowering_of<ops::Min>(&lower_binary_node<ops::Min>, Fuses::table, true),
+            lowering_of<ops::Max>(&lower_binary_node<ops::Max>, Fuses::table, true),
+            lowering_of<ops::Requantize>(&lower_requantize_node, Fuses::composed_table, true),
             lowering_of<ops::Flatten>(&lower_reshape_node),
             lowering_of<ops::Reshape>(&lower_reshape_node),
             lowering_of<ops::Squeeze>(&lower_array_node),
@@ -1548,7 +1549,7 @@ JANUS_LOWERING_LINKAGE const std::vector<OpLowering>& builtin_lowerings() {
         ops::for_each_op([&](auto tag) {
             using O = typename decltype(tag)::type;
             if constexpr (std::is_base_of_v<ops::unary_elementwise<O>, O>)
-                t.push_back(lowering_of<O>(&lower_unary_node, true, true));
+                t.push_back(lowering_of<O>(&lower_unary_node, Fuses::composed_table, true));
         });
         return t;
     }();
@@ -1717,7 +1718,7 @@ inline Result<LoweredGraph> lower_attempt(const Graph& g, const LowerOptions& op
         g, part,
         [&](std::string_view op) {
             const OpLowering* e = lowerings.find(op);
-            return !e || !e->fuses_activation ? Fuses::no : e->streams_lmem ? Fuses::table : Fuses::clamp_or_table;
+            return e ? e->fuses : Fuses::no;
         },
         opt.rounding);
     L.log.insert(L.log.end(), L.fusion.log.begin(), L.fusion.log.end());
