@@ -16,9 +16,10 @@
 //     (ky, kx) replicated over the row's pixels (a constant, loaded once), n = Wo * cpitch;
 //   - ACC is cleared by a dma.fill of 0 before the first tap; vec.rq requantizes with the per-channel table (bias
 //     and multiplier per channel, loaded once); a dma.store writes the row.
-// Events: the DMA work of a row (ACC clear, input rows) signals L[s], the first vec.mac waits on it; vec.rq signals
-// V[s], the store waits on it (with a fused table `lut`, lut.apply maps the row in place between them: waits V[s],
-// signals T[s], and the store waits T[s]); reuse two rows later is ordered through the DMA queue.
+// Synchronization: every instruction is queued into the kernel's Scheduler (emit/schedule.hpp) with the bytes it
+// reads and writes, and the events come from those accesses: the first vec.mac of a row waits for the last DMA work
+// of its set (the ACC clear and the input rows), the store for vec.rq (or, with a fused table `lut`, for lut.apply,
+// which maps the row in place after vec.rq); the reuse of a set two rows later is implied by the in-order DMA queue.
 // Weight zero points: vec.mac subtracts x's only, so the replicated weights hold w - zw[c] in int8 parts
 // (emit/weights.hpp), one vec.mac per tap and part; with every zero point 0 there is one part.
 // Refused with a rule: lower-depthwise-layout (x or y not the plan's images, group != C, a plan that does not
@@ -110,8 +111,9 @@ inline Status lower_depthwise(Builder& b, const ops::ConvPlan& plan, const DramI
     append_rq_table(table, qp.rounding, qp.zp_y, clamp.lo, clamp.hi, Cp,
         [&](std::int64_t c) { return c < C && !bias.empty() ? bias[static_cast<std::size_t>(c)] : 0; },
         [&](std::int64_t c) { return qp.multipliers[static_cast<std::size_t>(c < C ? c : 0)]; });
-    JANUS_TRY(Buffer wbuf, load_constant(b, Mem::lmem, wrep, "depthwise weights"));
-    JANUS_TRY(Buffer tbuf, load_constant(b, Mem::lmem, table, "depthwise rq table"));
+    Scheduler q(b, what);
+    JANUS_TRY(Buffer wbuf, load_constant(b, q, Mem::lmem, wrep, "depthwise weights"));
+    JANUS_TRY(Buffer tbuf, load_constant(b, q, Mem::lmem, table, "depthwise rq table"));
     std::array<Buffer, 2> in, out, acc;
     for (std::size_t s = 0; s < 2; ++s) {
         JANUS_TRY(Buffer i,
@@ -124,34 +126,37 @@ inline Status lower_depthwise(Builder& b, const ops::ConvPlan& plan, const DramI
     JANUS_TRY(Reg r1, b.reg("depthwise address 1"));
     JANUS_TRY(Reg r2, b.reg("depthwise address 2"));
     JANUS_TRY(Reg r3, b.reg("depthwise address 3"));
-    std::array<Event, 2> loaded, done;
-    for (std::size_t s = 0; s < 2; ++s) {
-        JANUS_TRY(Event l, b.event("depthwise rows loaded " + std::to_string(s)));
-        JANUS_TRY(Event v, b.event("depthwise row requantized " + std::to_string(s)));
-        loaded[s] = std::move(l), done[s] = std::move(v);
+    std::optional<Buffer> lut_table;
+    if (lut) {
+        JANUS_CHECK(check_epilogue_table(b, *lut, "depthwise"));
+        JANUS_TRY(lut_table, load_lut_table(b, q, *lut, "depthwise epilogue lut"));
     }
-    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, lut, "depthwise"));
-    const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
+    const auto li = [&](const Reg& r, std::int64_t v) { return q.add("li", {r, v}); };
+    const auto at = [](const Buffer& buf, std::int64_t offset, std::int64_t bytes) {
+        return span_of(buf, offset, bytes);
+    };
     const std::int64_t zp = static_cast<std::int8_t>(qp.zp_x);  // dma.fill writes the int8 zero point
     // border pixels of every buffered row, per phase: written once per set (loads only write the image's pixels)
     const auto phase_at = [&](std::int64_t ph, std::int64_t j) { return (ph * Wv + j) * Cp; };  // byte in a row
     for (std::size_t s = 0; s < 2; ++s) {
-        JANUS_CHECK(b.emit("dma.cfg", {kh, 0, prow}));
+        JANUS_CHECK(q.add("dma.cfg", {kh, 0, prow}));
         for (std::int64_t ph = 0; ph < sw; ++ph) {
             // phase index j is padded pixel j sw + ph: left border j < jl, right border j >= jr
             const std::int64_t jl = pl > ph ? (pl - ph + sw - 1) / sw : 0;
             const std::int64_t jr = (pl + x.w - ph + sw - 1) / sw;
             if (jl > 0) {
                 JANUS_CHECK(li(r1, in[s].address() + phase_at(ph, 0)));
-                JANUS_CHECK(b.emit("dma.fill", {r1, zp, jl * Cp}));
+                JANUS_CHECK(q.add("dma.fill", {r1, zp, jl * Cp},  // kh rows, prow apart
+                                  {writes(at(in[s], phase_at(ph, 0), (kh - 1) * prow + jl * Cp))}));
             }
             if (jr < Wv) {
                 JANUS_CHECK(li(r1, in[s].address() + phase_at(ph, jr)));
-                JANUS_CHECK(b.emit("dma.fill", {r1, zp, (Wv - jr) * Cp}));
+                JANUS_CHECK(q.add("dma.fill", {r1, zp, (Wv - jr) * Cp},
+                                  {writes(at(in[s], phase_at(ph, jr), (kh - 1) * prow + (Wv - jr) * Cp))}));
             }
         }
     }
-    // the DMA work of output row yo: clear its ACC set, bring its kh input rows; the last instruction signals
+    // the DMA work of output row yo: clear its ACC set, bring its kh input rows
     const auto load_row = [&](std::int64_t yo) -> Status {
         const auto s = static_cast<std::size_t>(yo % 2);
         // buffered row ky holds image row yo sh + ky dh - pt; those inside the image are ky in [k0, k1)
@@ -160,20 +165,22 @@ inline Status lower_depthwise(Builder& b, const ops::ConvPlan& plan, const DramI
         while (k0 < kh && image_row(k0) < 0) ++k0;
         k1 = k0;
         while (k1 < kh && image_row(k1) < x.h) ++k1;
-        JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
+        JANUS_CHECK(q.add("dma.cfg", {1, 0, 0}));
         JANUS_CHECK(li(r1, acc[s].address()));
-        JANUS_CHECK(b.emit("dma.fill", {r1, 0, 4 * row}));
+        JANUS_CHECK(q.add("dma.fill", {r1, 0, 4 * row}, {writes(at(acc[s], 0, 4 * row))}));
         for (std::int64_t ky = 0; ky < kh; ++ky)  // rows outside the image: zero-point rows
             if (ky < k0 || ky >= k1) {
                 JANUS_CHECK(li(r1, in[s].address() + ky * prow));
-                const bool last = k1 <= k0 && ky == kh - 1;  // no load follows: the last fill signals
-                JANUS_CHECK(b.emit("dma.fill", {r1, zp, prow}, Sync{nullptr, last ? &loaded[s] : nullptr}));
+                JANUS_CHECK(q.add("dma.fill", {r1, zp, prow}, {writes(at(in[s], ky * prow, prow))}));
             }
         if (k1 > k0 && sw == 1) {  // one transfer: the rows, dh image rows apart
-            JANUS_CHECK(b.emit("dma.cfg", {k1 - k0, dh * x.w * Cp, prow}));
+            const std::int64_t src = static_cast<std::int64_t>(x.offset) + image_row(k0) * x.w * Cp;
+            JANUS_CHECK(q.add("dma.cfg", {k1 - k0, dh * x.w * Cp, prow}));
             JANUS_CHECK(li(r1, in[s].address() + k0 * prow + pl * Cp));
-            JANUS_CHECK(li(r2, static_cast<std::int64_t>(x.offset) + image_row(k0) * x.w * Cp));
-            JANUS_CHECK(b.emit("dma.load", {r1, x.region, r2, x.w * Cp}, Sync{nullptr, &loaded[s]}));
+            JANUS_CHECK(li(r2, src));
+            JANUS_CHECK(q.add("dma.load", {r1, x.region, r2, x.w * Cp},
+                              {reads(dram_span(x.region, src, ((k1 - k0 - 1) * dh + 1) * x.w * Cp)),
+                               writes(at(in[s], k0 * prow, (k1 - k0) * prow))}));
         }
         struct Pixels {
             std::int64_t n, dst, src;
@@ -187,12 +194,13 @@ inline Status lower_depthwise(Builder& b, const ops::ConvPlan& plan, const DramI
                                     in[s].address() + ky * prow + phase_at(ph, (ix0 + pl) / sw),
                                     static_cast<std::int64_t>(x.offset) + (image_row(ky) * x.w + ix0) * Cp});
             }
-        for (std::size_t w = 0; w < work.size(); ++w) {
-            JANUS_CHECK(b.emit("dma.cfg", {work[w].n, sw * Cp, Cp}));
-            JANUS_CHECK(li(r1, work[w].dst));
-            JANUS_CHECK(li(r2, work[w].src));
-            JANUS_CHECK(
-                b.emit("dma.load", {r1, x.region, r2, Cp}, Sync{nullptr, w + 1 == work.size() ? &loaded[s] : nullptr}));
+        for (const Pixels& px : work) {  // n pixels sw apart in the image, one per DMA row, dense in LMEM
+            JANUS_CHECK(q.add("dma.cfg", {px.n, sw * Cp, Cp}));
+            JANUS_CHECK(li(r1, px.dst));
+            JANUS_CHECK(li(r2, px.src));
+            JANUS_CHECK(q.add("dma.load", {r1, x.region, r2, Cp},
+                              {reads(dram_span(x.region, px.src, ((px.n - 1) * sw + 1) * Cp)),
+                               writes(local_span(px.dst, px.n * Cp))}));
         }
         return ok_status();
     };
@@ -206,18 +214,25 @@ inline Status lower_depthwise(Builder& b, const ops::ConvPlan& plan, const DramI
             JANUS_CHECK(li(r1, in[s].address() + (t / kw) * prow + phase_at(kx % sw, kx / sw)));
             for (std::int64_t part = 0; part < P; ++part) {
                 JANUS_CHECK(li(r2, wbuf.address() + (t * P + part) * row));
-                JANUS_CHECK(b.emit("vec.mac", {r3, r1, r2, qp.zp_x, row},
-                                   Sync{t == 0 && part == 0 ? &loaded[s] : nullptr, nullptr}));
+                JANUS_CHECK(q.add("vec.mac", {r3, r1, r2, qp.zp_x, row},
+                                  {reads(at(in[s], 0, kh * prow)), reads(at(wbuf, (t * P + part) * row, row)),
+                                   reads(at(acc[s], 0, 4 * row)), writes(at(acc[s], 0, 4 * row))}));
             }
         }
         JANUS_CHECK(li(r1, out[s].address()));
         JANUS_CHECK(li(r2, tbuf.address()));
-        JANUS_CHECK(b.emit("vec.rq", {r1, r3, r2, Cp, Wo}, Sync{nullptr, &done[s]}));
-        if (epi) JANUS_CHECK(b.emit("lut.apply", {r1, r1, epi->slot, row}, Sync{&done[s], &epi->applied[s]}));
-        JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
-        JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + yo * row));
-        JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, row}, Sync{epi ? &epi->applied[s] : &done[s], nullptr}));
+        JANUS_CHECK(q.add("vec.rq", {r1, r3, r2, Cp, Wo},
+                          {reads(at(acc[s], 0, 4 * row)), reads(span_of(tbuf)), writes(at(out[s], 0, row))}));
+        if (lut_table)
+            JANUS_CHECK(q.add("lut.apply", {r1, r1, lut_slot(*lut_table), row},
+                              {reads(at(out[s], 0, row)), reads(span_of(*lut_table)), writes(at(out[s], 0, row))}));
+        const std::int64_t dst = static_cast<std::int64_t>(y.offset) + yo * row;
+        JANUS_CHECK(q.add("dma.cfg", {1, 0, 0}));
+        JANUS_CHECK(li(r2, dst));
+        JANUS_CHECK(q.add("dma.store", {y.region, r2, r1, row},
+                          {reads(at(out[s], 0, row)), writes(dram_span(y.region, dst, row))}));
     }
+    JANUS_CHECK(q.finish());
     txn.commit();
     return ok_status();
 }

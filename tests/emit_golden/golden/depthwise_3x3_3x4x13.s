@@ -41,7 +41,7 @@ dma.fill r1, 0, 256
 dma.cfg 3, 64, 96
 li r1, 1216
 li r2, 0
-dma.load r1, input, r2, 64 signal(e2)
+dma.load r1, input, r2, 64 signal(e0)
 li r3, 524288
 li r1, 848
 li r2, 0
@@ -88,7 +88,7 @@ dma.load r1, input, r2, 64 signal(e0)
 li r3, 524544
 li r1, 1200
 li r2, 0
-vec.mac r3, r1, r2, -7, 64 wait(e2)
+vec.mac r3, r1, r2, -7, 64 wait(e0)
 li r1, 1216
 li r2, 64
 vec.mac r3, r1, r2, -7, 64
@@ -115,10 +115,10 @@ li r2, 512
 vec.mac r3, r1, r2, -7, 64
 li r1, 1488
 li r2, 576
-vec.rq r1, r3, r2, 16, 4 signal(e3)
+vec.rq r1, r3, r2, 16, 4 signal(e1)
 dma.cfg 1, 0, 0
 li r2, 64
-dma.store output, r2, r1, 64 wait(e3)
+dma.store output, r2, r1, 64 wait(e1)
 li r3, 524288
 li r1, 848
 li r2, 0
