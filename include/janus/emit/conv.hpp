@@ -24,18 +24,22 @@
 //     rows of B, whatever x holds there.
 //   - Per step (N tile j, M tile i; N-major; double buffered as emit/matmul.hpp; step s+1's DMA and MAC work is
 //     dispatched before step s's VEC and store work, so that SEQ's stalls on full queues do not idle the MAC):
-//         DMA  [B tile j+1 when the next step starts a new N tile], zero-point rows, the band   (signals L)
-//         MAC  mac.cfg m, Cp, nt, sw Cp; mac.mm for tap 0, mac.mma for the others        (waits L, signals M)
-//         VEC  vec.rq over m rows of nt channels with tile j's table                    (waits M, signals V)
-//        [LUT  lut.apply over the m x nt output tile (ConvOptions::lut)                 (waits V, signals T)]
-//         DMA  one store of Wo pixels per output row, into y's pitch                        (waits V, or T)
-//     Reuse of a band, ACC or output set two steps later is ordered through the in-order DMA queue.
+//         DMA  [B tile j+1 when the next step starts a new N tile], zero-point rows, the band
+//         MAC  mac.cfg m, Cp, nt, sw Cp; mac.mm for tap 0, mac.mma for the others
+//         VEC  vec.rq over m rows of nt channels with tile j's table
+//        [LUT  lut.apply over the m x nt output tile (ConvOptions::lut)]
+//         DMA  one store of Wo pixels per output row, into y's pitch
+//     Every instruction is queued into the kernel's Scheduler (emit/schedule.hpp) with the bytes it reads and writes
+//     (band, B, ACC and output sets, tables, DRAM rows), and the waits come from them: the first mac.mm of a step
+//     waits for its last DMA transfer, vec.rq for the last mac.mma, the stores for vec.rq (or lut.apply); the reuse
+//     of a band, ACC or output set two steps later is implied by the in-order DMA queue.
 //   - The tile shape (nt, R) minimizes the timing model's estimate over every nt that fits, each with the tallest
 //     R that fits LMEM, ACC (2 sets of m x nt int32) and mac.cfg's m <= 1024. The debug log records it.
 // int32 accumulator output (a plan whose epilogue is int32_sums, ConvInteger's): no bias, no requantization. The
 // VEC step and the rq tables are dropped; each output row's ACC lanes are DMA-stored straight from ACC to y as
-// little-endian int32 (y's pixels `cpitch` >= 4 C bytes apart), the store waiting on M. The ACC set is reused two
-// steps later, ordered through the DMA queue as above (the store of step s precedes the band load of step s + 2).
+// little-endian int32 (y's pixels `cpitch` >= 4 C bytes apart), the store waiting for the last mac.mma. The ACC set
+// is reused two steps later, ordered through the DMA queue as above (the store of step s precedes the band load of
+// step s + 2).
 // Weight zero points: the MAC array subtracts x's only, so B holds w - zw[oc] in int8 parts (emit/weights.hpp), one
 // mac.mma per tap and part; with every zero point 0 there is one part and B is w.
 // Refused with a rule (the host runs these): lower-conv-layout (x or y not the plan's images, a float plan, pitches
@@ -208,14 +212,15 @@ inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage&
         }
         b_at.push_back(b.constant(tile));
     }
+    Scheduler q(b, what);
     Buffer tab;
     if (!i32) {
         std::vector<std::uint8_t> tables;
         t_at = append_tile_tables(tables, qp.rounding, qp.zp_y, Co, nt, bias, qp.multipliers, opt.clamp);
-        JANUS_TRY(tab, load_constant(b, Mem::lmem, tables, "conv rq tables"));
+        JANUS_TRY(tab, load_constant(b, q, Mem::lmem, tables, "conv rq tables"));
     }
 
-    // ---- buffers, registers, events
+    // ---- buffers, registers
     const std::int64_t mt = m_of(rows_per_tile), bsets = ntiles > 1 ? 2 : 1;
     std::vector<Buffer> bset, band, out, acc;
     for (std::int64_t s = 0; s < bsets; ++s) {
@@ -237,15 +242,16 @@ inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage&
     JANUS_TRY(Reg r1, b.reg("conv address 1"));
     JANUS_TRY(Reg r2, b.reg("conv address 2"));
     JANUS_TRY(Reg r3, b.reg("conv address 3"));
-    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, opt.lut, "conv"));
-    std::array<Event, 2> loaded, product, done;
-    for (std::size_t s = 0; s < 2; ++s) {
-        JANUS_TRY(Event l, b.event("conv band loaded " + std::to_string(s)));
-        JANUS_TRY(Event m, b.event("conv product " + std::to_string(s)));
-        JANUS_TRY(Event v, b.event("conv requantized " + std::to_string(s)));
-        loaded[s] = std::move(l), product[s] = std::move(m), done[s] = std::move(v);
+    std::optional<Buffer> lut_table;
+    if (opt.lut) {
+        JANUS_CHECK(check_epilogue_table(b, *opt.lut, "conv"));
+        JANUS_TRY(lut_table, load_lut_table(b, q, *opt.lut, "conv epilogue lut"));
     }
-    const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
+    const auto li = [&](const Reg& r, std::int64_t v) { return q.add("li", {r, v}); };
+    // a store of Wo rows (dma.cfg Wo, src stride, y.cpitch) of `width` bytes at y + dst
+    const auto y_rows = [&](std::int64_t dst, std::int64_t width) {
+        return dram_span(y.region, dst, (Wo - 1) * y.cpitch + width);
+    };
     const std::int64_t zp = static_cast<std::int8_t>(qp.zp_x);  // dma.fill writes the int8 zero point
     const std::vector<std::int64_t> planes = plane_rows(rows_per_tile);
     std::vector<std::int64_t> plane_at(planes.size(), 0);  // a plane's first row, in band rows
@@ -254,18 +260,19 @@ inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage&
 
     // border pixels of every band row, once per set: loads write only the image's pixels
     for (std::size_t s = 0; s < 2; ++s) {
-        JANUS_CHECK(b.emit("dma.cfg", {band_rows, 0, prow}));
+        JANUS_CHECK(q.add("dma.cfg", {band_rows, 0, prow}));
         if (pl > 0) {
             JANUS_CHECK(li(r1, band[s].address()));
-            JANUS_CHECK(b.emit("dma.fill", {r1, zp, pl * Cp}));
+            JANUS_CHECK(q.add("dma.fill", {r1, zp, pl * Cp},  // band_rows rows, prow apart
+                              {writes(span_of(band[s], 0, (band_rows - 1) * prow + pl * Cp))}));
         }
         if (Wq > pl + x.w) {
-            JANUS_CHECK(li(r1, band[s].address() + (pl + x.w) * Cp));
-            JANUS_CHECK(b.emit("dma.fill", {r1, zp, (Wq - pl - x.w) * Cp}));
+            const std::int64_t from = (pl + x.w) * Cp, n = (Wq - pl - x.w) * Cp;
+            JANUS_CHECK(li(r1, band[s].address() + from));
+            JANUS_CHECK(q.add("dma.fill", {r1, zp, n}, {writes(span_of(band[s], from, (band_rows - 1) * prow + n))}));
         }
     }
-    // the DMA work of a step: B for a new N tile, zero-point rows and the image rows of every plane; the last
-    // transfer signals L
+    // the DMA work of a step: B for a new N tile, zero-point rows and the image rows of every plane
     const std::int64_t steps = ntiles * mtiles;
     const auto rows_of = [&](std::int64_t i) { return std::min(rows_per_tile, Ho - i * rows_per_tile); };
     const auto load_step = [&](std::int64_t step) -> Status {
@@ -296,41 +303,45 @@ inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage&
                                 q1 - q0});
         }
         if (i == 0) {  // a new N tile: its packed B, one contiguous transfer
-            JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
-            JANUS_CHECK(li(r1, bset[static_cast<std::size_t>(j % bsets)].address()));
-            JANUS_CHECK(li(r2, b_at[static_cast<std::size_t>(j)]));
-            JANUS_CHECK(b.emit("dma.load", {r1, 0, r2, btile}));
+            const Buffer& to = bset[static_cast<std::size_t>(j % bsets)];
+            const std::int64_t from = b_at[static_cast<std::size_t>(j)];
+            JANUS_CHECK(q.add("dma.cfg", {1, 0, 0}));
+            JANUS_CHECK(li(r1, to.address()));
+            JANUS_CHECK(li(r2, from));
+            JANUS_CHECK(q.add("dma.load", {r1, 0, r2, btile}, {reads(dram_span(0, from, btile)), writes(span_of(to))}));
         }
-        for (std::size_t w = 0; w < work.size(); ++w) {
-            const Transfer& t = work[w];
-            const Sync sync{nullptr, w + 1 == work.size() ? &loaded[s] : nullptr};
+        for (const Transfer& t : work) {
             JANUS_CHECK(li(r1, t.dst));
             if (t.fill) {
-                JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
-                JANUS_CHECK(b.emit("dma.fill", {r1, zp, prow}, sync));
-            } else {
-                JANUS_CHECK(b.emit("dma.cfg", {t.rows, sh * x.w * Cp, prow}));
+                JANUS_CHECK(q.add("dma.cfg", {1, 0, 0}));
+                JANUS_CHECK(q.add("dma.fill", {r1, zp, prow}, {writes(local_span(t.dst, prow))}));
+            } else {  // t.rows image rows, sh apart, into band rows prow apart
+                JANUS_CHECK(q.add("dma.cfg", {t.rows, sh * x.w * Cp, prow}));
                 JANUS_CHECK(li(r2, t.src));
-                JANUS_CHECK(b.emit("dma.load", {r1, x.region, r2, x.w * Cp}, sync));
+                JANUS_CHECK(q.add("dma.load", {r1, x.region, r2, x.w * Cp},
+                                  {reads(dram_span(x.region, t.src, ((t.rows - 1) * sh + 1) * x.w * Cp)),
+                                   writes(local_span(t.dst, (t.rows - 1) * prow + x.w * Cp))}));
             }
         }
         return ok_status();
     };
-    // MAC work of a step: every tap (and part) into ACC set s (signals M on the last one)
+    // MAC work of a step: every tap (and part) into ACC set s
     const auto mac_step = [&](std::int64_t step) -> Status {
         const std::int64_t j = step / mtiles, m = m_of(rows_of(step % mtiles));
         const auto s = static_cast<std::size_t>(step % 2);
-        JANUS_CHECK(b.emit("mac.cfg", {m, Cp, nt, sw * Cp}));
+        JANUS_CHECK(q.add("mac.cfg", {m, Cp, nt, sw * Cp}));
         JANUS_CHECK(li(r3, acc[s].address()));
         for (std::int64_t t = 0; t < taps; ++t) {
             const std::int64_t ky = t / kw, kx = t % kw, ph = ky * dh % sh;
             JANUS_CHECK(li(r1, band[s].address() + (plane_at[static_cast<std::size_t>(ph)] + ky * dh / sh) * prow +
                                    kx * dw * Cp));
             for (std::int64_t p = 0; p < P; ++p) {
-                const bool first = t == 0 && p == 0, last = t + 1 == taps && p + 1 == P;
-                JANUS_CHECK(li(r2, bset[static_cast<std::size_t>(j % bsets)].address() + (t * P + p) * Cp * nt));
-                JANUS_CHECK(b.emit(first ? "mac.mm" : "mac.mma", {r3, r1, r2, qp.zp_x},
-                                   Sync{first ? &loaded[s] : nullptr, last ? &product[s] : nullptr}));
+                const bool first = t == 0 && p == 0;
+                const Buffer& bt = bset[static_cast<std::size_t>(j % bsets)];
+                JANUS_CHECK(li(r2, bt.address() + (t * P + p) * Cp * nt));
+                JANUS_CHECK(q.add(first ? "mac.mm" : "mac.mma", {r3, r1, r2, qp.zp_x},
+                                  {reads(span_of(band[s])), reads(span_of(bt, (t * P + p) * Cp * nt, Cp * nt)),
+                                   reads(span_of(acc[s])), writes(span_of(acc[s]))}));
             }
         }
         return ok_status();
@@ -341,28 +352,34 @@ inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage&
         const auto s = static_cast<std::size_t>(step % 2);
         if (i32) {  // the int32 sums themselves: one store per output row straight from ACC (4 B per channel)
             const std::int64_t width = std::min(4 * nt, round16(4 * Co) - 4 * j * nt);
-            JANUS_CHECK(b.emit("dma.cfg", {Wo, 4 * nt, y.cpitch}));
+            JANUS_CHECK(q.add("dma.cfg", {Wo, 4 * nt, y.cpitch}));
             for (std::int64_t r = 0; r < rows; ++r) {
+                const std::int64_t dst =
+                    static_cast<std::int64_t>(y.offset) + (i * rows_per_tile + r) * Wo * y.cpitch + j * nt * 4;
                 JANUS_CHECK(li(r1, acc[s].address() + r * Wv * nt * 4));
-                JANUS_CHECK(
-                    li(r2, static_cast<std::int64_t>(y.offset) + (i * rows_per_tile + r) * Wo * y.cpitch + j * nt * 4));
-                JANUS_CHECK(
-                    b.emit("dma.store", {y.region, r2, r1, width}, Sync{r == 0 ? &product[s] : nullptr, nullptr}));
+                JANUS_CHECK(li(r2, dst));
+                JANUS_CHECK(q.add("dma.store", {y.region, r2, r1, width},
+                                  {reads(span_of(acc[s])), writes(y_rows(dst, width))}));
             }
             return ok_status();
         }
         JANUS_CHECK(li(r1, out[s].address()));
         JANUS_CHECK(li(r2, tab.address() + t_at[static_cast<std::size_t>(j)]));
         JANUS_CHECK(li(r3, acc[s].address()));
-        JANUS_CHECK(b.emit("vec.rq", {r1, r3, r2, nt, m}, Sync{&product[s], &done[s]}));
-        if (epi) JANUS_CHECK(b.emit("lut.apply", {r1, r1, epi->slot, m * nt}, Sync{&done[s], &epi->applied[s]}));
-        Event* ready = epi ? &epi->applied[s] : &done[s];
+        JANUS_CHECK(q.add("vec.rq", {r1, r3, r2, nt, m},
+                          {reads(span_of(acc[s])), reads(span_of(tab)), writes(span_of(out[s]))}));
+        if (lut_table)
+            JANUS_CHECK(q.add("lut.apply", {r1, r1, lut_slot(*lut_table), m * nt},
+                              {reads(span_of(out[s])), reads(span_of(*lut_table)), writes(span_of(out[s]))}));
         const std::int64_t width = std::min(nt, Np - j * nt);
-        JANUS_CHECK(b.emit("dma.cfg", {Wo, nt, y.cpitch}));
+        JANUS_CHECK(q.add("dma.cfg", {Wo, nt, y.cpitch}));
         for (std::int64_t r = 0; r < rows; ++r) {
+            const std::int64_t dst =
+                static_cast<std::int64_t>(y.offset) + (i * rows_per_tile + r) * Wo * y.cpitch + j * nt;
             JANUS_CHECK(li(r1, out[s].address() + r * Wv * nt));
-            JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + (i * rows_per_tile + r) * Wo * y.cpitch + j * nt));
-            JANUS_CHECK(b.emit("dma.store", {y.region, r2, r1, width}, Sync{r == 0 ? ready : nullptr, nullptr}));
+            JANUS_CHECK(li(r2, dst));
+            JANUS_CHECK(q.add("dma.store", {y.region, r2, r1, width},
+                              {reads(span_of(out[s])), writes(y_rows(dst, width))}));
         }
         return ok_status();
     };
@@ -377,6 +394,7 @@ inline Status lower_conv(Builder& b, const ops::ConvPlan& plan, const DramImage&
         }
         JANUS_CHECK(out_step(step));
     }
+    JANUS_CHECK(q.finish());
     txn.commit();
     return ok_status();
 }
