@@ -163,7 +163,8 @@ inline Result<Buffer> load_lut_table(Builder& b, const expr::Table256& table, co
     JANUS_CHECK(q.finish());
     return buf;
 }
-/// Rule lower-lut-type: a table the LUT unit applies after another unit maps int8 to int8.
+/// Rule lower-lut-type: a table the LUT unit applies after another unit (a fused epilogue: lower_binary, lower_conv,
+/// lower_depthwise, lower_matmul, lower_matmul_left) maps int8 to int8.
 inline Status check_epilogue_table(Builder& b, const expr::Table256& t, const std::string& who) {
     if (t.in != DType::i8 || t.out != DType::i8)
         return make_error(b.name(), who, "lower-lut-type", "a fused epilogue table maps int8 to int8");
@@ -171,29 +172,6 @@ inline Status check_epilogue_table(Builder& b, const expr::Table256& t, const st
 }
 /// lut.apply's `table` operand of a table in LUT RAM.
 inline std::int64_t lut_slot(const Buffer& table) { return (table.address() - vnpu::sim::lut_base) / 256; }
-
-/// A fused elementwise epilogue of a MAC kernel (ConvOptions::lut, MatmulOptions::lut): the table in LUT RAM and,
-/// per output set, an event between lut.apply and the store (lut.apply signals it, the store waits). lower_binary's
-/// epilogue needs none: its scheduler derives the order from the accesses.
-struct EpilogueLut {
-    Buffer table;
-    std::int64_t slot = 0;
-    std::array<Event, 2> applied;
-};
-
-/// `t` loaded into LUT RAM with its two events, or nothing without a table. Rule lower-lut-type.
-inline Result<std::optional<EpilogueLut>> epilogue_lut(Builder& b, const std::optional<expr::Table256>& t,
-                                                       const std::string& who) {
-    if (!t) return std::optional<EpilogueLut>{};
-    JANUS_CHECK(check_epilogue_table(b, *t, who));
-    EpilogueLut e;
-    JANUS_TRY(e.table, load_lut_table(b, *t, who + " epilogue lut"));
-    e.slot = lut_slot(e.table);
-    for (std::size_t s = 0; s < 2; ++s) {
-        JANUS_TRY(e.applied[s], b.event(who + " epilogue applied " + std::to_string(s)));
-    }
-    return std::optional<EpilogueLut>(std::move(e));
-}
 
 /// out = Kind(a, b) under `plan` (the binary op's plan, ops::Add::plan ...), with its rounding. Either input may be a
 /// row repeated along the output (emit/stream.hpp): its element count a multiple of 16 that divides the output's.

@@ -13,14 +13,15 @@
 //   - The tile shape (nt, mt) minimizes the timing model's estimate over every N tile width that fits LMEM and ACC
 //     (wide N tiles reload A less; tall M tiles fill the 16-row MAC pipeline better: (16 + m) cycles per block).
 //   - M is cut into tiles of mt rows. For each (N tile j, M tile i), in program order:
-//         DMA  [B tile j+1 when the next step starts a new N tile] then A tile i+1  (signals LA[(i+1) % 2])
-//         MAC  mac.cfg; mac.mm ACC[s] = (A_i - zp_a) B_j            waits LA[s], signals M[s]
-//         VEC  vec.rq out[s] = rq(ACC[s])                             waits M[s], signals V[s]
-//         [LUT lut.apply out[s] = T[out[s]] (MatmulOptions::lut)    waits V[s], signals L[s]]
-//         DMA  store out[s] as mt rows of N-tile width into Y       waits V[s] (or L[s])
-//     A buffer set, ACC set or output set is reused two steps later; the reuse is ordered through the DMA queue
-//     (the store of step i precedes the A load of step i+2 there, and every later user waits on that load), so
-//     each step spends exactly three signals, each waited for once.
+//         DMA  [B tile j+1 when the next step starts a new N tile] then A tile i+1
+//         MAC  mac.cfg; mac.mm ACC[s] = (A_i - zp_a) B_j             waits for A tile i
+//         VEC  vec.rq out[s] = rq(ACC[s])                             waits for the mac.mm
+//         [LUT lut.apply out[s] = T[out[s]] (MatmulOptions::lut)    waits for the vec.rq]
+//         DMA  store out[s] as mt rows of N-tile width into Y       waits for the vec.rq (or lut.apply)
+//     Every instruction is queued into the kernel's Scheduler (emit/schedule.hpp) with the bytes it reads and
+//     writes, and these waits are what it derives. A buffer set, ACC set or output set is reused two steps later;
+//     the reuse is implied by the DMA queue (the store of step i precedes the A load of step i+2 there, and every
+//     later user waits on that load), so each step spends exactly three signals, each waited for once.
 //   - Batch (MatmulOptions::batch, a rank-3 MatMul [B, M, K] x [B, K, N] or either side broadcast): one kernel for
 //     the G products, the same steps with per-product base offsets (A_g = A + g * a_stride, Y_g = Y + g * y_stride).
 //     The weights hold G packed K x N blocks, one per product, or one block shared by all; B tiles are numbered
@@ -30,9 +31,10 @@
 //     plan (zero points, multipliers, tables): the batch axis carries no quantization axis (ops/matmul.hpp).
 // int32 accumulator output (MatmulOptions::int32_output, MatMulInteger): no bias, no requantization. The VEC step
 // and the rq tables are dropped; the ACC tile is DMA-stored straight from ACC into Y as little-endian int32, mt rows
-// of 4 x (tile width) bytes (Y's pitch >= round16(4 N)), the store waiting on M (two signals per step). A's zero
+// of 4 x (tile width) bytes (Y's pitch >= round16(4 N)), the store waiting for the product (two signals per step).
+// A's zero
 // point may then vary by row (MatMulInteger's per-row a_zero_point): mac.mm's zp is one value, so each row of the
-// tile is its own mac.mm (m = 1, its zp), one per B part; the first waits LA, the last signals M.
+// tile is its own mac.mm (m = 1, its zp), one per B part; the first waits for A's load, the last is waited for.
 // Contract: A rows and Y rows have a 16-B aligned pitch >= their width (in bytes) rounded up to 16 (padding content
 // is arbitrary in A, unspecified in Y). B's zero points: the MAC array subtracts A's only, so B holds b - zp_b[n] in int8
 // parts (emit/weights.hpp), packed one Kp x nt block per part in the tile, one mac.mma per part after the mac.mm.
@@ -218,34 +220,41 @@ inline Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const D
                 }
         b_at.push_back(b.constant(tile));
     }
+    Scheduler q(b, what);
     Buffer tab;
     if (!i32) {
         std::vector<std::uint8_t> tables;
         t_at = append_tile_tables(tables, plan.rounding, plan.zp_y, N, nt, bias, plan.multipliers, opt.clamp);
-        JANUS_TRY(tab, load_constant(b, Mem::lmem, tables, "matmul rq tables"));
+        JANUS_TRY(tab, load_constant(b, q, Mem::lmem, tables, "matmul rq tables"));
     }
 
-    // ---- buffers, registers, events
+    // ---- buffers, registers
     const std::int64_t bsets = btiles > 1 ? 2 : 1;
     std::vector<Buffer> bufs;
     std::vector<Reg> rb, ra, ro, racc;
     const auto make = [&](Mem mem, std::int64_t bytes, const std::string& name, std::vector<Reg>& regs) -> Status {
         JANUS_TRY(Buffer buf, b.alloc(mem, static_cast<std::uint32_t>(bytes), name));
         JANUS_TRY(Reg r, b.reg(name));
-        JANUS_CHECK(b.emit("li", {r, buf.address()}));
+        JANUS_CHECK(q.add("li", {r, buf.address()}));
         bufs.push_back(std::move(buf));
         regs.push_back(std::move(r));
         return ok_status();
     };
+    // the sets' buffers, by index into bufs (B sets first)
+    std::array<std::size_t, 2> a_buf{}, o_buf{}, acc_buf{};
     for (std::int64_t s = 0; s < bsets; ++s)
         JANUS_CHECK(make(Mem::lmem, P * Kp * nt, "matmul B set " + std::to_string(s), rb));
     std::array<std::int64_t, 2> a_at{}, acc_at{};  // the sets' local addresses (per-row MACs offset them)
     for (int s = 0; s < 2; ++s) {
+        const auto at = static_cast<std::size_t>(s);
         JANUS_CHECK(make(Mem::lmem, mt * Kp, "matmul A set " + std::to_string(s), ra));
-        a_at[static_cast<std::size_t>(s)] = bufs.back().address();
-        if (!i32) JANUS_CHECK(make(Mem::lmem, mt * nt, "matmul out set " + std::to_string(s), ro));
+        a_at[at] = bufs.back().address(), a_buf[at] = bufs.size() - 1;
+        if (!i32) {
+            JANUS_CHECK(make(Mem::lmem, mt * nt, "matmul out set " + std::to_string(s), ro));
+            o_buf[at] = bufs.size() - 1;
+        }
         JANUS_CHECK(make(Mem::acc, mt * nt * 4, "matmul ACC set " + std::to_string(s), racc));
-        acc_at[static_cast<std::size_t>(s)] = bufs.back().address();
+        acc_at[at] = bufs.back().address(), acc_buf[at] = bufs.size() - 1;
     }
     JANUS_TRY(Reg rt, b.reg("matmul rq table"));
     JANUS_TRY(Reg rd, b.reg("matmul DRAM offset"));
@@ -260,16 +269,12 @@ inline Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const D
         JANUS_TRY(Reg r2, b.reg("matmul ACC row"));
         rrow_a = std::move(r1), rrow_acc = std::move(r2);
     }
-    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, opt.lut, "matmul"));
-    std::array<Event, 2> la, mm, vv;
-    for (int s = 0; s < 2; ++s) {
-        JANUS_TRY(Event e1, b.event("matmul A loaded " + std::to_string(s)));
-        JANUS_TRY(Event e2, b.event("matmul product " + std::to_string(s)));
-        JANUS_TRY(Event e3, b.event("matmul requantized " + std::to_string(s)));
-        la[static_cast<std::size_t>(s)] = std::move(e1);
-        mm[static_cast<std::size_t>(s)] = std::move(e2);
-        vv[static_cast<std::size_t>(s)] = std::move(e3);
+    std::optional<Buffer> lut_table;
+    if (opt.lut) {
+        JANUS_CHECK(check_epilogue_table(b, *opt.lut, "matmul"));
+        JANUS_TRY(lut_table, load_lut_table(b, q, *opt.lut, "matmul epilogue lut"));
     }
+    const auto set = [&](std::size_t at) { return span_of(bufs[at]); };
 
     // ---- the steps: for each B tile (block w, N tile j; block-major), the row tiles that use it: the M tiles of
     // product w, or, with shared weights, the M tiles of every product in turn (B is loaded once per N tile)
@@ -283,20 +288,24 @@ inline Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const D
     };
     const auto rows_of = [&](std::int64_t i) { return std::min(mt, M - i * mt); };
     const auto cfg = [&](std::int64_t rows, std::int64_t src, std::int64_t dst) {
-        return b.emit("dma.cfg", {rows, src, dst});
+        return q.add("dma.cfg", {rows, src, dst});
     };
     const auto load_step = [&](std::int64_t step) -> Status {
         const Step t = step_of(step);
         const auto s = static_cast<std::size_t>(step % 2);
         if (step % rtiles == 0) {  // a new B tile: its packed block (one contiguous transfer)
+            const std::int64_t from = b_at[static_cast<std::size_t>(t.bt)];
+            const auto bs = static_cast<std::size_t>(t.bt % bsets);
             JANUS_CHECK(cfg(1, 0, 0));
-            JANUS_CHECK(b.emit("li", {rd, b_at[static_cast<std::size_t>(t.bt)]}));
-            JANUS_CHECK(b.emit("dma.load", {rb[static_cast<std::size_t>(t.bt % bsets)], 0, rd, P * Kp * nt}));
+            JANUS_CHECK(q.add("li", {rd, from}));
+            JANUS_CHECK(q.add("dma.load", {rb[bs], 0, rd, P * Kp * nt},
+                              {reads(dram_span(0, from, P * Kp * nt)), writes(set(bs))}));
         }
+        const std::int64_t from = static_cast<std::int64_t>(a.offset) + t.g * batch.a_stride + t.i * mt * a.pitch;
         JANUS_CHECK(cfg(rows_of(t.i), a.pitch, Kp));
-        JANUS_CHECK(
-            b.emit("li", {rd, static_cast<std::int64_t>(a.offset) + t.g * batch.a_stride + t.i * mt * a.pitch}));
-        return b.emit("dma.load", {ra[s], a.region, rd, Kp}, Sync{nullptr, &la[s]});
+        JANUS_CHECK(q.add("li", {rd, from}));
+        return q.add("dma.load", {ra[s], a.region, rd, Kp},  // rows_of(i) rows, a.pitch apart
+                     {reads(dram_span(a.region, from, (rows_of(t.i) - 1) * a.pitch + Kp)), writes(set(a_buf[s]))});
     };
     JANUS_CHECK(load_step(0));
     for (std::int64_t step = 0; step < steps; ++step) {
@@ -304,43 +313,49 @@ inline Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const D
         const std::int64_t j = t.j, i = t.i, rows = rows_of(i);
         const auto s = static_cast<std::size_t>(step % 2), bs = static_cast<std::size_t>(t.bt % bsets);
         if (step + 1 < steps) JANUS_CHECK(load_step(step + 1));
-        // every row at once, or (per-row zero points) one row per mac.mm; the first MAC waits LA, the last signals M
+        // every row at once, or (per-row zero points) one row per mac.mm
         const std::int64_t mrows = per_row ? 1 : rows;
-        JANUS_CHECK(b.emit("mac.cfg", {mrows, Kp, nt, Kp}));
+        const std::initializer_list<Access> mac_acc = {reads(set(a_buf[s])), reads(set(bs)),
+                                                       reads(set(acc_buf[s])), writes(set(acc_buf[s]))};
+        JANUS_CHECK(q.add("mac.cfg", {mrows, Kp, nt, Kp}));
         for (std::int64_t r0 = 0; r0 < rows; r0 += mrows) {
-            const bool last_row = r0 + mrows >= rows;
             if (per_row) {
-                JANUS_CHECK(b.emit("li", {*rrow_acc, acc_at[s] + r0 * nt * 4}));
-                JANUS_CHECK(b.emit("li", {*rrow_a, a_at[s] + r0 * Kp}));
+                JANUS_CHECK(q.add("li", {*rrow_acc, acc_at[s] + r0 * nt * 4}));
+                JANUS_CHECK(q.add("li", {*rrow_a, a_at[s] + r0 * Kp}));
             }
             const Reg& acc = per_row ? *rrow_acc : racc[s];
             const Reg& arow = per_row ? *rrow_a : ra[s];
             const std::int64_t zp = plan.zp_a[static_cast<std::size_t>(i * mt + r0)];
-            JANUS_CHECK(b.emit("mac.mm", {acc, arow, rb[bs], zp},
-                               Sync{r0 == 0 ? &la[s] : nullptr, P == 1 && last_row ? &mm[s] : nullptr}));
+            JANUS_CHECK(q.add("mac.mm", {acc, arow, rb[bs], zp}, mac_acc));
             for (std::int64_t p = 1; p < P; ++p) {
-                JANUS_CHECK(b.emit("li", {*rpart, bufs[bs].address() + p * Kp * nt}));
-                JANUS_CHECK(b.emit("mac.mma", {acc, arow, *rpart, zp},
-                                   Sync{nullptr, p + 1 == P && last_row ? &mm[s] : nullptr}));
+                JANUS_CHECK(q.add("li", {*rpart, bufs[bs].address() + p * Kp * nt}));
+                JANUS_CHECK(q.add("mac.mma", {acc, arow, *rpart, zp}, mac_acc));
             }
         }
         if (i32) {  // the int32 sums themselves: mt rows of the ACC tile, straight from ACC into Y
+            const std::int64_t dst =
+                static_cast<std::int64_t>(y.offset) + t.g * batch.y_stride + i * mt * y.pitch + j * nt * 4;
+            const std::int64_t width = std::min(4 * nt, round16(4 * N) - 4 * j * nt);
             JANUS_CHECK(cfg(rows, 4 * nt, y.pitch));
-            JANUS_CHECK(b.emit("li", {rd, static_cast<std::int64_t>(y.offset) + t.g * batch.y_stride +
-                                              i * mt * y.pitch + j * nt * 4}));
-            JANUS_CHECK(b.emit("dma.store", {y.region, rd, racc[s], std::min(4 * nt, round16(4 * N) - 4 * j * nt)},
-                               Sync{&mm[s], nullptr}));
+            JANUS_CHECK(q.add("li", {rd, dst}));
+            JANUS_CHECK(q.add("dma.store", {y.region, rd, racc[s], width},
+                              {reads(set(acc_buf[s])), writes(dram_span(y.region, dst, (rows - 1) * y.pitch + width))}));
             continue;
         }
-        JANUS_CHECK(b.emit("li", {rt, tab.address() + t_at[static_cast<std::size_t>(j)]}));
-        JANUS_CHECK(b.emit("vec.rq", {ro[s], racc[s], rt, nt, rows}, Sync{&mm[s], &vv[s]}));
-        if (epi) JANUS_CHECK(b.emit("lut.apply", {ro[s], ro[s], epi->slot, rows * nt}, Sync{&vv[s], &epi->applied[s]}));
+        JANUS_CHECK(q.add("li", {rt, tab.address() + t_at[static_cast<std::size_t>(j)]}));
+        JANUS_CHECK(q.add("vec.rq", {ro[s], racc[s], rt, nt, rows},
+                          {reads(set(acc_buf[s])), reads(span_of(tab)), writes(set(o_buf[s]))}));
+        if (lut_table)
+            JANUS_CHECK(q.add("lut.apply", {ro[s], ro[s], lut_slot(*lut_table), rows * nt},
+                              {reads(set(o_buf[s])), reads(span_of(*lut_table)), writes(set(o_buf[s]))}));
         const std::int64_t width = std::min(nt, Np - j * nt);
+        const std::int64_t dst = static_cast<std::int64_t>(y.offset) + t.g * batch.y_stride + i * mt * y.pitch + j * nt;
         JANUS_CHECK(cfg(rows, nt, y.pitch));
-        JANUS_CHECK(
-            b.emit("li", {rd, static_cast<std::int64_t>(y.offset) + t.g * batch.y_stride + i * mt * y.pitch + j * nt}));
-        JANUS_CHECK(b.emit("dma.store", {y.region, rd, ro[s], width}, Sync{epi ? &epi->applied[s] : &vv[s], nullptr}));
+        JANUS_CHECK(q.add("li", {rd, dst}));
+        JANUS_CHECK(q.add("dma.store", {y.region, rd, ro[s], width},
+                          {reads(set(o_buf[s])), writes(dram_span(y.region, dst, (rows - 1) * y.pitch + width))}));
     }
+    JANUS_CHECK(q.finish());
     txn.commit();
     return ok_status();
 }
@@ -353,11 +368,11 @@ inline Status lower_matmul(Builder& b, const ops::MatMulQuantPlan& plan, const D
 /// entries (272 B), the row's nt values seen as nt / 16 rows of 16 channels.
 /// Strategy: W packed at compile time into M tiles of mt x Kp rows (K zero padded: X's rows past K are multiplied
 /// by 0), each with its mt tables; N tiles of nt columns of X loaded as Kp x nt blocks (rows K of X's pitch); per
-/// step (M tile i, N tile j; M-major): DMA [W tile + tables when a new M tile starts] then the X block (signals
-/// L), mac.mm (waits L, signals M), mt vec.rq (the first waits M, the last signals V), one multi-row store (waits
-/// V; with MatmulOptions::lut, lut.apply maps the tile first: waits V, signals T, and the store waits T); step
-/// s+1's DMA and MAC work is dispatched before step s's VEC and store work. Sets are reused two steps later, ordered
-/// through the DMA queue as in lower_matmul.
+/// step (M tile i, N tile j; M-major): DMA [W tile + tables when a new M tile starts] then the X block, mac.mm
+/// (waits for the X block), mt vec.rq (the first waits for the mac.mm), one multi-row store (waits for the last
+/// vec.rq; with MatmulOptions::lut, lut.apply maps the tile first); step s+1's DMA and MAC work is dispatched before
+/// step s's VEC and store work. The waits are derived by the kernel's Scheduler from the declared accesses, as in
+/// lower_matmul; sets are reused two steps later, implied by the DMA queue.
 /// Refused: lower-matmul-zero-point (W's zero point is not 0, or X's varies by column), lower-matmul-per-column
 /// (per-column multipliers: the rows carry the scales here), lower-matmul-alpha, lower-matmul-layout (also a
 /// MatmulOptions::batch of more than one product: batches are lower_matmul's), lower-matmul-budget.
@@ -446,7 +461,8 @@ inline Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, st
         w_at.push_back(b.constant(tile));
     }
 
-    // ---- buffers, registers, events
+    // ---- buffers, registers
+    Scheduler q(b, what);
     std::array<Buffer, 2> wb, xb, ob, ab;
     for (std::size_t s = 0; s < 2; ++s) {
         JANUS_TRY(Buffer w1, b.alloc(Mem::lmem, static_cast<std::uint32_t>(mt * (Kp + table)),
@@ -462,38 +478,41 @@ inline Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, st
     JANUS_TRY(Reg r1, b.reg("matmul address 1"));
     JANUS_TRY(Reg r2, b.reg("matmul address 2"));
     JANUS_TRY(Reg r3, b.reg("matmul address 3"));
-    std::array<Event, 2> la, mm, vv;
-    for (std::size_t s = 0; s < 2; ++s) {
-        JANUS_TRY(Event e1, b.event("matmul X loaded " + std::to_string(s)));
-        JANUS_TRY(Event e2, b.event("matmul product " + std::to_string(s)));
-        JANUS_TRY(Event e3, b.event("matmul requantized " + std::to_string(s)));
-        la[s] = std::move(e1), mm[s] = std::move(e2), vv[s] = std::move(e3);
+    std::optional<Buffer> lut_table;
+    if (opt.lut) {
+        JANUS_CHECK(check_epilogue_table(b, *opt.lut, "matmul left"));
+        JANUS_TRY(lut_table, load_lut_table(b, q, *opt.lut, "matmul left epilogue lut"));
     }
-    JANUS_TRY(std::optional<EpilogueLut> epi, epilogue_lut(b, opt.lut, "matmul left"));
-    const auto li = [&](const Reg& r, std::int64_t v) { return b.emit("li", {r, v}); };
+    const auto li = [&](const Reg& r, std::int64_t v) { return q.add("li", {r, v}); };
     const auto rows_of = [&](std::int64_t i) { return std::min(mt, M - i * mt); };
     const auto load_step = [&](std::int64_t step) -> Status {
         const std::int64_t i = step / ntiles, j = step % ntiles;
         const auto s = static_cast<std::size_t>(step % 2);
         if (j == 0) {  // a new M tile: its rows of W and their tables, one transfer
-            JANUS_CHECK(b.emit("dma.cfg", {1, 0, 0}));
-            JANUS_CHECK(li(r1, wb[static_cast<std::size_t>(i % 2)].address()));
-            JANUS_CHECK(li(r2, w_at[static_cast<std::size_t>(i)]));
-            JANUS_CHECK(b.emit("dma.load", {r1, 0, r2, mt * (Kp + table)}));
+            const std::int64_t from = w_at[static_cast<std::size_t>(i)];
+            const Buffer& to = wb[static_cast<std::size_t>(i % 2)];
+            JANUS_CHECK(q.add("dma.cfg", {1, 0, 0}));
+            JANUS_CHECK(li(r1, to.address()));
+            JANUS_CHECK(li(r2, from));
+            JANUS_CHECK(q.add("dma.load", {r1, 0, r2, mt * (Kp + table)},
+                              {reads(dram_span(0, from, mt * (Kp + table))), writes(span_of(to))}));
         }
-        JANUS_CHECK(b.emit("dma.cfg", {K, x.pitch, nt}));
+        const std::int64_t from = static_cast<std::int64_t>(x.offset) + j * nt, width = std::min(nt, Np - j * nt);
+        JANUS_CHECK(q.add("dma.cfg", {K, x.pitch, nt}));
         JANUS_CHECK(li(r1, xb[s].address()));
-        JANUS_CHECK(li(r2, static_cast<std::int64_t>(x.offset) + j * nt));
-        return b.emit("dma.load", {r1, x.region, r2, std::min(nt, Np - j * nt)}, Sync{nullptr, &la[s]});
+        JANUS_CHECK(li(r2, from));
+        return q.add("dma.load", {r1, x.region, r2, width},  // K rows, x.pitch apart, into rows nt apart
+                     {reads(dram_span(x.region, from, (K - 1) * x.pitch + width)), writes(span_of(xb[s]))});
     };
     const auto mac_step = [&](std::int64_t step) -> Status {
         const std::int64_t i = step / ntiles;
         const auto s = static_cast<std::size_t>(step % 2), ws = static_cast<std::size_t>(i % 2);
-        JANUS_CHECK(b.emit("mac.cfg", {rows_of(i), Kp, nt, Kp}));
+        JANUS_CHECK(q.add("mac.cfg", {rows_of(i), Kp, nt, Kp}));
         JANUS_CHECK(li(r1, ab[s].address()));
         JANUS_CHECK(li(r2, wb[ws].address()));
         JANUS_CHECK(li(r3, xb[s].address()));
-        return b.emit("mac.mm", {r1, r2, r3, 0}, Sync{&la[s], &mm[s]});
+        return q.add("mac.mm", {r1, r2, r3, 0},
+                     {reads(span_of(wb[ws])), reads(span_of(xb[s])), writes(span_of(ab[s]))});
     };
     const auto out_step = [&](std::int64_t step) -> Status {
         const std::int64_t i = step / ntiles, j = step % ntiles, rows = rows_of(i);
@@ -502,15 +521,20 @@ inline Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, st
             JANUS_CHECK(li(r1, ob[s].address() + r * nt));
             JANUS_CHECK(li(r2, ab[s].address() + r * nt * 4));
             JANUS_CHECK(li(r3, wb[ws].address() + mt * Kp + r * table));
-            JANUS_CHECK(b.emit("vec.rq", {r1, r2, r3, 16, nt / 16},
-                               Sync{r == 0 ? &mm[s] : nullptr, r + 1 == rows ? &vv[s] : nullptr}));
+            JANUS_CHECK(q.add("vec.rq", {r1, r2, r3, 16, nt / 16},
+                              {reads(span_of(ab[s], r * nt * 4, nt * 4)), reads(span_of(wb[ws])),
+                               writes(span_of(ob[s], r * nt, nt))}));
         }
         JANUS_CHECK(li(r1, ob[s].address()));
-        if (epi) JANUS_CHECK(b.emit("lut.apply", {r1, r1, epi->slot, rows * nt}, Sync{&vv[s], &epi->applied[s]}));
-        JANUS_CHECK(b.emit("dma.cfg", {rows, nt, y.pitch}));
-        JANUS_CHECK(li(r2, static_cast<std::int64_t>(y.offset) + i * mt * y.pitch + j * nt));
-        return b.emit("dma.store", {y.region, r2, r1, std::min(nt, Np - j * nt)},
-                      Sync{epi ? &epi->applied[s] : &vv[s], nullptr});
+        if (lut_table)
+            JANUS_CHECK(q.add("lut.apply", {r1, r1, lut_slot(*lut_table), rows * nt},
+                              {reads(span_of(ob[s])), reads(span_of(*lut_table)), writes(span_of(ob[s]))}));
+        const std::int64_t dst = static_cast<std::int64_t>(y.offset) + i * mt * y.pitch + j * nt;
+        const std::int64_t width = std::min(nt, Np - j * nt);
+        JANUS_CHECK(q.add("dma.cfg", {rows, nt, y.pitch}));
+        JANUS_CHECK(li(r2, dst));
+        return q.add("dma.store", {y.region, r2, r1, width},
+                     {reads(span_of(ob[s])), writes(dram_span(y.region, dst, (rows - 1) * y.pitch + width))});
     };
     // Software pipelined: step s+1's loads and product are dispatched before step s's mt vec.rq, which fill VEC's
     // queue (depth 8) and stall SEQ until the product of step s is requantized.
@@ -523,6 +547,7 @@ inline Status lower_matmul_left(Builder& b, const ops::MatMulQuantPlan& plan, st
         }
         JANUS_CHECK(out_step(step));
     }
+    JANUS_CHECK(q.finish());
     txn.commit();
     return ok_status();
 }

@@ -31,7 +31,7 @@ li r10, 768
 dma.load r2, weights, r10, 768
 dma.cfg 20, 48, 48
 li r10, 0
-dma.load r6, input, r10, 48 signal(e3)
+dma.load r6, input, r10, 48 signal(e0)
 mac.cfg 20, 48, 16, 48
 mac.mm r5, r3, r1, -3 wait(e0) signal(e1)
 li r9, 0
@@ -40,12 +40,12 @@ dma.cfg 20, 16, 32
 li r10, 0
 dma.store output, r10, r4, 16 wait(e2)
 mac.cfg 20, 48, 16, 48
-mac.mm r8, r6, r2, -3 wait(e3) signal(e4)
+mac.mm r8, r6, r2, -3 wait(e0) signal(e1)
 li r9, 272
-vec.rq r7, r8, r9, 16, 20 wait(e4) signal(e5)
+vec.rq r7, r8, r9, 16, 20 wait(e1) signal(e2)
 dma.cfg 20, 16, 32
 li r10, 16
-dma.store output, r10, r7, 16 wait(e5)
+dma.store output, r10, r7, 16 wait(e2)
 halt
 ;
 ; weights region: 2080 bytes
