@@ -469,6 +469,7 @@ def field(number, wire, payload=b""):
 def bad_files():
     """Malformed inputs, one broken rule each: {file name: bytes}."""
     good = qdq_conv_relu(np.random.default_rng(100)).SerializeToString()
+    qop = qop_conv_matmul(np.random.default_rng(102)).SerializeToString()  # the fixture's bytes
 
     def small(init=None, node=None, ir=7, opset=(("", 13),), graph=True):
         g = helper.make_graph([node] if node else [helper.make_node("Relu", ["x"], ["y"], name="relu")], "g",
@@ -528,6 +529,8 @@ def bad_files():
         # names are text without control characters: janusc compiled this node's name (a fuzzed 'q\x0fonv') into a
         # package its own writer refused (exit 3); the reader refuses it (onnx-name), and a value name the same way
         "name_control_char.onnx": small(node=helper.make_node("Relu", ["x"], ["y"], name="q\x0fonv")),
+        # the model fuzz/onnx_run made of the qop_conv_matmul fixture, one byte changed
+        "fuzzed_node_name_control_char.onnx": qop.replace(b"qconv", b"q\x0fonv", 1),
         "value_name_control_char.onnx": small(node=helper.make_node("Relu", ["x"], ["y\x7f"], name="relu")),
         "graph_attribute.onnx": small(node=if_node),
         # model {ir_version 7, opset 13, graph {initializer {dims 1, data_type FLOAT, float_data: 5 packed bytes}}}
@@ -584,6 +587,11 @@ def bad_imports():
         "softmax_opset_11.onnx": m([helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1)], [x], [y], opset=11),
         "unknown_op.onnx": m([helper.make_node("Einsum", ["x"], ["y"], name="e", equation="ij->ij")], [x], [y]),
         "internal_op.onnx": m([helper.make_node("Requantize", ["x"], ["y"], name="rq")], [x], [y]),
+        # the nodes the importer reads itself have their schema's counts (onnx-op): fuzz/onnx_run found a
+        # DequantizeLinear without outputs read past the end of its output list (UBSan: a reference to null)
+        "dequantize_no_output.onnx": m([helper.make_node("DequantizeLinear", ["a", "s", "z"], [], name="dq"), relu],
+                                       [helper.make_tensor_value_info("a", TensorProto.INT8, [1, 4]), x], [y], [s, z]),
+        "quantize_no_scale.onnx": m([helper.make_node("QuantizeLinear", ["x"], ["y"], name="q")], [x], [y]),
         "custom_domain.onnx": m([helper.make_node("Relu", ["x"], ["y"], name="r", domain="com.example")], [x], [y]),
         "undefined_input.onnx": m([helper.make_node("Relu", ["nowhere"], ["y"], name="r")], [x], [y]),
         "reshape_shape_not_constant.onnx": m([helper.make_node("Reshape", ["x", "x"], ["y"], name="reshape")],

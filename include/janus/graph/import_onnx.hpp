@@ -572,19 +572,42 @@ private:
         return r.ok() || r.error().rule != "known-op";
     }
 
+    /// A node the importer reads itself (not through an op's inference) has its schema's counts: `min_in` to
+    /// `max_in` inputs, the first one named, and one named output (rule onnx-op). onnx_run found a
+    /// DequantizeLinear without outputs read past the end of its list (stop 37).
+    Status check_arity(const onnx::Node& n, std::size_t min_in, std::size_t max_in) const {
+        if (n.inputs.size() >= min_in && n.inputs.size() <= max_in && !n.inputs[0].empty() && n.outputs.size() == 1 &&
+            !n.outputs[0].empty())
+            return ok_status();
+        return err(n, "onnx-op",
+                   n.op_type + " has " + std::to_string(min_in) +
+                       (min_in == max_in ? "" : " to " + std::to_string(max_in)) +
+                       " inputs, the first one named, and one named output; this node has " +
+                       std::to_string(n.inputs.size()) + (n.inputs.size() == 1 ? " input and " : " inputs and ") +
+                       std::to_string(n.outputs.size()) + (n.outputs.size() == 1 ? " output" : " outputs"));
+    }
+
     Status node(const onnx::Node& n) {
         const std::string& op = n.op_type;
         JANUS_CHECK(check_schema(n));
         if (op == "Identity") {
-            if (n.inputs.size() != 1 || n.outputs.size() != 1) return err(n, "onnx-op", "Identity has one input");
+            JANUS_CHECK(check_arity(n, 1, 1));
             if (!reps_.count(n.inputs[0])) JANUS_CHECK(as_float(n, n.inputs[0]));
             reps_[n.outputs[0]] = reps_[n.inputs[0]];
             return ok_status();
         }
-        if (op == "DequantizeLinear") return dequantize(n);
-        if (op == "QuantizeLinear") return quantize(n);
-        if (op == "QLinearConv" || op == "QLinearMatMul") return qlinear(n);
-        if (op == "ConvInteger" || op == "MatMulInteger") return integer(n);
+        if (op == "DequantizeLinear" || op == "QuantizeLinear") {  // x, scale, [zero point]
+            JANUS_CHECK(check_arity(n, 2, 3));
+            return op == "QuantizeLinear" ? quantize(n) : dequantize(n);
+        }
+        if (op == "QLinearConv" || op == "QLinearMatMul") {  // 8 operands and their parameters, [QLinearConv's B]
+            JANUS_CHECK(check_arity(n, 8, op == "QLinearConv" ? 9 : 8));
+            return qlinear(n);
+        }
+        if (op == "ConvInteger" || op == "MatMulInteger") {  // A, B, [zero points]
+            JANUS_CHECK(check_arity(n, 2, 4));
+            return integer(n);
+        }
         if (!known_op(op) && !compiler_op(op))
             return unsupported(n, "onnx-op", "",
                                is_internal_op(op) ? "an op of Janus's own IR, not an ONNX op type"
@@ -858,7 +881,6 @@ private:
 
     Status qlinear(const onnx::Node& n) {
         const bool conv = n.op_type == "QLinearConv";
-        if (n.inputs.size() < 8) return err(n, "onnx-op", n.op_type + " has at least 8 inputs");
         JANUS_TRY(const Shape sx, shape_of_name(n, n.inputs[0]));
         JANUS_TRY(const Shape sw, shape_of_name(n, n.inputs[3]));
         JANUS_TRY(auto qx, qparams(n, 1, 2, sx, 1, DType::u8));
@@ -892,8 +914,6 @@ private:
     /// with scale 1, which the ops read (the scales never enter); the output is int32 without quantization.
     Status integer(const onnx::Node& n) {
         const bool conv = n.op_type == "ConvInteger";
-        if (n.inputs.size() < 2 || n.inputs.size() > 4 || n.outputs.size() != 1)
-            return err(n, "onnx-op", n.op_type + " has 2 to 4 inputs and one output");
         // zero point axes: ConvInteger's w_zero_point per output channel (axis 0); MatMulInteger's a_zero_point per
         // row (axis rank - 2 of A), b_zero_point per column (axis rank - 1 of B). x_zero_point is one value.
         JANUS_TRY(const ValueId a, integer_operand(n, 0, 2, conv ? 0 : -2, !conv));
