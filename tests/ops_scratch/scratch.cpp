@@ -225,7 +225,8 @@ TEST_CASE("kernel scratch: every node of the fixture models and of the ONNX node
     for (const auto& e : std::filesystem::directory_iterator("onnx/fixtures"))
         if (e.path().extension() == ".onnx") models.push_back(e.path());
     const std::filesystem::path node_tests = "/usr/share/libonnx-testdata/data/node";
-    std::size_t fixtures = models.size();
+    const std::size_t fixtures = models.size();
+    std::sort(models.begin(), models.end());  // a deterministic order (and log)
     if (std::filesystem::is_directory(node_tests))
         for (const auto& e : std::filesystem::directory_iterator(node_tests))
             if (std::filesystem::exists(e.path() / "model.onnx")) models.push_back(e.path() / "model.onnx");
